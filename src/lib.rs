@@ -1,0 +1,12 @@
+//! flowmap: place FlowVR-style dataflow applications on heterogeneous clusters and predict,
+//! check and (later) search their mappings with the Jubertie-Melin performance model.
+//!
+//! Pipeline: `parse` (TOML -> validated `model` types) -> `perf` (the performance model) ->
+//! `verify` (diagnostics and verdict) -> `report` (text, JSON). See ARCHITECTURE.md.
+
+pub mod error;
+pub mod model;
+pub mod parse;
+pub mod perf;
+pub mod report;
+pub mod verify;

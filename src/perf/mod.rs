@@ -1,0 +1,168 @@
+//! The Jubertie–Melin performance model (perf-model paper, Section IV): the verifier's formulas.
+//!
+//! Owns: predicting, for one application, cluster and mapping, each module's T_I/O, CPU, LD_c,
+//! T_cexec and T_it (eq 1–8 and the CPU-allocation algorithm), each filter's frequency, the
+//! bandwidth every (node, network) link sends and receives (eq 9–10), and path latencies
+//! (eq 11). It states facts; deciding what is wrong with them is `verify`'s job.
+//!
+//! Submodules: `sync` (G_sync, synchronous inputs, cycles, T_it), `alloc` (T_I/O and the
+//! per-node CPU allocation), `network` (frequencies of filters, link bandwidth, latency).
+
+mod alloc;
+mod network;
+mod sync;
+
+pub use network::{path_latency, LinkUse};
+pub use sync::SyncInput;
+
+use crate::model::{Application, Cluster, Mapping, NodeId, ObjectId};
+
+/// Per-module results.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModulePerf {
+    pub object: ObjectId,
+    pub node: NodeId,
+    /// The CPU (index within the node) the allocation algorithm gives the module.
+    pub cpu: u32,
+    /// T_exec on this node's processor type, seconds.
+    pub texec: f64,
+    /// LD on this node's processor type.
+    pub ld: f64,
+    /// T_I/O (eq 6 for predecessors, eq 7 otherwise), seconds.
+    pub tio: f64,
+    /// LD_c: the CPU share the allocation algorithm gives (0 means starved).
+    pub ldc: f64,
+    /// T_cexec = T_exec x LD / LD_c, seconds (infinite when starved).
+    pub tcexec: f64,
+    /// T_it (eq 3–5), seconds.
+    pub tit: f64,
+}
+
+impl ModulePerf {
+    /// F = 1 / T_it (eq 1), hertz.
+    pub fn frequency(&self) -> f64 {
+        if self.tit.is_finite() {
+            1.0 / self.tit
+        } else {
+            0.0
+        }
+    }
+    /// The load over a whole iteration, LD x T_exec / T_it (= LD_c x T_cexec / T_it; Table VI's LD_c).
+    pub fn iteration_load(&self) -> f64 {
+        if self.tit.is_finite() {
+            self.ld * self.texec / self.tit
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Whether the iterative ordering of mixed cycles (Section IV.B.2) settled.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Schedule {
+    /// The per-node orders stopped changing after `iterations` allocations.
+    Converged { iterations: usize },
+    /// The orders came back to an earlier state: they oscillate with this period, and these
+    /// modules change rank. The values reported are those of the last allocation.
+    Unstable { modules: Vec<ObjectId>, period: usize },
+    /// No repeat within the iteration limit.
+    NoConvergence { modules: Vec<ObjectId>, iterations: usize },
+}
+
+/// A module whose node's processor type has no cost in the description.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MissingCost {
+    pub object: ObjectId,
+    pub node: NodeId,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prediction {
+    /// One entry per module, in object order.
+    pub modules: Vec<ModulePerf>,
+    /// Object index -> index into `modules`.
+    pub module_of: Vec<Option<usize>>,
+    /// F of every object (modules and filters), hertz, by object index.
+    pub frequency: Vec<f64>,
+    /// Messages per second on every edge, by edge index (F(src), or F(dest) after a greedy filter).
+    pub edge_rate: Vec<f64>,
+    /// Synchronous inputs of each module (index into `modules`).
+    pub sync_inputs: Vec<Vec<SyncInput>>,
+    /// Synchronous cycles (strongly connected components of G_sync with more than one module).
+    pub cycles: Vec<Vec<ObjectId>>,
+    /// Cycles too large to enumerate: their T_it is an upper bound.
+    pub approximate_cycles: Vec<Vec<ObjectId>>,
+    pub schedule: Schedule,
+    /// Every (node, network) pair that carries traffic (eq 9–10).
+    pub links: Vec<LinkUse>,
+}
+
+impl Prediction {
+    pub fn module(&self, o: ObjectId) -> Option<&ModulePerf> {
+        self.module_of.get(o.index()).copied().flatten().map(|i| &self.modules[i])
+    }
+}
+
+/// Knobs of the model.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Upper bound on allocation rounds when ordering mixed cycles.
+    pub max_iterations: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { max_iterations: 200 }
+    }
+}
+
+/// Runs the model. Fails only when a module's costs are not given for its node's processor type.
+pub fn predict(app: &Application, cluster: &Cluster, mapping: &Mapping, opts: &Options) -> Result<Prediction, Vec<MissingCost>> {
+    // Costs on the mapped node's processor type.
+    let mut modules = Vec::new();
+    let mut module_of = vec![None; app.graph.node_count()];
+    let mut missing = Vec::new();
+    for o in app.modules() {
+        let p = mapping.placement[o.index()];
+        let node = cluster.node(p.node);
+        let c = app.object(o).costs().expect("module");
+        match (c.texec.on(&node.processor), c.load.on(&node.processor)) {
+            (Some(texec), Some(ld)) => {
+                module_of[o.index()] = Some(modules.len());
+                modules.push(ModulePerf { object: o, node: p.node, cpu: p.cpu.unwrap_or(0), texec, ld, tio: 0.0, ldc: ld, tcexec: texec, tit: texec });
+            }
+            _ => missing.push(MissingCost { object: o, node: p.node }),
+        }
+    }
+    if !missing.is_empty() {
+        return Err(missing);
+    }
+    let sg = sync::SyncGraph::build(app, cluster, mapping, &module_of, modules.len());
+    let schedule = alloc::solve_schedule(&sg, mapping, cluster, &mut modules, opts);
+    let frequency = network::frequencies(app, &modules, &module_of);
+    let edge_rate = network::edge_rates(app, &frequency);
+    let links = network::links(app, cluster, mapping, &edge_rate);
+    Ok(Prediction {
+        sync_inputs: sg.inputs.clone(),
+        cycles: sg.cycles.iter().map(|c| c.iter().map(|&i| modules[i].object).collect()).collect(),
+        approximate_cycles: sg.approximate.iter().map(|&c| sg.cycles[c].iter().map(|&i| modules[i].object).collect()).collect(),
+        modules,
+        module_of,
+        frequency,
+        edge_rate,
+        schedule,
+        links,
+    })
+}
+
+/// Communication time of one message on an edge (the term Vol/BW + L of eq 5 and 11); zero
+/// for local or unreachable edges.
+pub fn comm_time(app: &Application, cluster: &Cluster, mapping: &Mapping, e: crate::model::EdgeId) -> f64 {
+    match mapping.route(e) {
+        crate::model::Route::Net(n) => {
+            let net = cluster.network(n);
+            app.graph[e].volume / net.bandwidth + net.latency
+        }
+        _ => 0.0,
+    }
+}

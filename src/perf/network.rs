@@ -1,0 +1,124 @@
+//! Networking (perf-model paper, Section IV.B.3): filter frequencies, the bandwidth each node
+//! sends and receives on each network (eq 9–10), and path latency (eq 11).
+//!
+//! Filter frequencies: greedy F(f) = F(dest); broadcast and scatter F(f) = F(src); merge/gather
+//! with ratio k: F(f) = min F(src) / k. An edge's message rate is F(src(e)), except after a
+//! greedy filter, which sends when its destination asks: F(dest(e)).
+
+use super::ModulePerf;
+use crate::model::{Application, Cluster, EdgeId, FilterKind, Mapping, NetworkId, NodeId, ObjectId, Route};
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
+use std::collections::BTreeMap;
+
+/// Traffic of one node on one network, each way (full duplex).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkUse {
+    pub node: NodeId,
+    pub network: NetworkId,
+    /// bw_s(n, net), eq 9, bytes per second.
+    pub send: f64,
+    /// bw_r(n, net), eq 10, bytes per second.
+    pub recv: f64,
+    /// BW(net), bytes per second.
+    pub capacity: f64,
+    pub send_edges: Vec<EdgeId>,
+    pub recv_edges: Vec<EdgeId>,
+}
+
+pub(super) fn frequencies(app: &Application, modules: &[ModulePerf], module_of: &[Option<usize>]) -> Vec<f64> {
+    let n = app.graph.node_count();
+    let mut f: Vec<Option<f64>> = vec![None; n];
+    for (o, mi) in module_of.iter().enumerate() {
+        if let Some(i) = mi {
+            f[o] = Some(modules[*i].frequency());
+        }
+    }
+    let mut visiting = vec![false; n];
+    for o in app.graph.node_indices() {
+        filter_freq(app, o, &mut f, &mut visiting);
+    }
+    f.into_iter().map(|x| x.unwrap_or(0.0)).collect()
+}
+
+fn filter_freq(app: &Application, o: ObjectId, f: &mut Vec<Option<f64>>, visiting: &mut Vec<bool>) -> f64 {
+    if let Some(v) = f[o.index()] {
+        return v;
+    }
+    if visiting[o.index()] {
+        return 0.0; // a filter-only cycle, rejected when the application was read
+    }
+    visiting[o.index()] = true;
+    let kind = app.object(o).filter().expect("modules have frequencies already");
+    let v = match kind {
+        FilterKind::Greedy => {
+            let dests: Vec<ObjectId> = app.graph.edges_directed(o, Direction::Outgoing).map(|e| e.target()).collect();
+            dests.into_iter().map(|d| filter_freq(app, d, f, visiting)).fold(0.0, f64::max)
+        }
+        k => {
+            let srcs: Vec<ObjectId> = app.graph.edges_directed(o, Direction::Incoming).map(|e| e.source()).collect();
+            let m = srcs.into_iter().map(|s| filter_freq(app, s, f, visiting)).fold(f64::INFINITY, f64::min);
+            if m.is_finite() {
+                m / k.ratio() as f64
+            } else {
+                0.0
+            }
+        }
+    };
+    visiting[o.index()] = false;
+    f[o.index()] = Some(v);
+    v
+}
+
+pub(super) fn edge_rates(app: &Application, freq: &[f64]) -> Vec<f64> {
+    app.graph
+        .edge_references()
+        .map(|e| {
+            if app.object(e.source()).filter() == Some(FilterKind::Greedy) {
+                freq[e.target().index()]
+            } else {
+                freq[e.source().index()]
+            }
+        })
+        .collect()
+}
+
+/// eq 9 and 10 for every (node, network) pair with traffic.
+pub(super) fn links(app: &Application, cluster: &Cluster, mapping: &Mapping, rate: &[f64]) -> Vec<LinkUse> {
+    let mut map: BTreeMap<(NodeId, NetworkId), LinkUse> = BTreeMap::new();
+    for e in app.graph.edge_references() {
+        let Route::Net(net) = mapping.route(e.id()) else { continue };
+        let bw = e.weight().volume * rate[e.id().index()];
+        let cap = cluster.network(net).bandwidth;
+        let blank = |node| LinkUse { node, network: net, send: 0.0, recv: 0.0, capacity: cap, send_edges: vec![], recv_edges: vec![] };
+        let s = mapping.node_of(e.source());
+        let d = mapping.node_of(e.target());
+        let ls = map.entry((s, net)).or_insert_with(|| blank(s));
+        ls.send += bw;
+        ls.send_edges.push(e.id());
+        let ld = map.entry((d, net)).or_insert_with(|| blank(d));
+        ld.recv += bw;
+        ld.recv_edges.push(e.id());
+    }
+    map.into_values().collect()
+}
+
+/// L(P), eq 11: T_it of every module on the path plus Vol/BW + L of every non-local edge
+/// between consecutive objects (the slowest, if several edges join them).
+pub fn path_latency(app: &Application, cluster: &Cluster, mapping: &Mapping, modules: &[ModulePerf], module_of: &[Option<usize>], path: &[ObjectId]) -> f64 {
+    let mut l = 0.0;
+    for &o in path {
+        if let Some(i) = module_of[o.index()] {
+            l += modules[i].tit;
+        }
+    }
+    for w in path.windows(2) {
+        let t = app
+            .graph
+            .edges_connecting(w[0], w[1])
+            .map(|e| super::comm_time(app, cluster, mapping, e.id()))
+            .fold(0.0, f64::max);
+        l += t;
+    }
+    l
+}

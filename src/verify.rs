@@ -1,0 +1,288 @@
+//! The verifier: turns the performance model's prediction into diagnostics and a verdict.
+//!
+//! Owns: the one definition of a *sound* mapping (ARCHITECTURE.md, "Soundness"): a mapping is
+//! sound when it has no error diagnostic of these kinds:
+//! - `placement`: a module outside its allowed nodes or pin, a module on a processor type its
+//!   description gives no cost for, an edge routed on a network one of its nodes is not on, or
+//!   between nodes that share no network;
+//! - `cpu-overload`: a module the CPU allocation leaves no share of a CPU (LD_c = 0);
+//! - `buffer-overflow`: T_cexec(m) > k x T_it(i) for a synchronous input i of m (k = gather
+//!   ratio on the way, 1 without one) (Section IV.B.2, last paragraph);
+//! - `network-contention`: bw_s(n, net) > BW(net) or bw_r(n, net) > BW(net) (eq 9–10);
+//! - `unstable-schedule`: the ordering of mixed cycles does not settle (Section IV.B.2);
+//! - `requirement`: a module group below its minimum frequency, or a path above its maximum
+//!   latency (eq 11).
+//!
+//! Warnings (`rate-mismatch`, `approximate-cycle`) inform but do not change the verdict.
+//! This module shares only the model's formulas (`perf`) with the rest of the pipeline.
+
+use crate::model::{Application, Cluster, Mapping, ObjectId, Requirement, Route};
+use crate::perf::{self, Prediction, Schedule};
+use std::collections::BTreeMap;
+
+/// Relative slack for comparing computed times and rates (floating-point noise only).
+pub const EPS: f64 = 1e-9;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    Placement,
+    CpuOverload,
+    BufferOverflow,
+    NetworkContention,
+    UnstableSchedule,
+    Requirement,
+    RateMismatch,
+    ApproximateCycle,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Placement => "placement",
+            Kind::CpuOverload => "cpu-overload",
+            Kind::BufferOverflow => "buffer-overflow",
+            Kind::NetworkContention => "network-contention",
+            Kind::UnstableSchedule => "unstable-schedule",
+            Kind::Requirement => "requirement",
+            Kind::RateMismatch => "rate-mismatch",
+            Kind::ApproximateCycle => "approximate-cycle",
+        }
+    }
+    pub fn is_error(self) -> bool {
+        !matches!(self, Kind::RateMismatch | Kind::ApproximateCycle)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    pub kind: Kind,
+    pub message: String,
+    /// Names of the objects, nodes, networks and connections involved.
+    pub subjects: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Sound,
+    Unsound,
+}
+
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub verdict: Verdict,
+    /// None when costs are missing for a placement (see the placement diagnostics).
+    pub prediction: Option<Prediction>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// eq 11 for every latency requirement's path, seconds, in requirement order.
+    pub path_latencies: Vec<(String, f64)>,
+}
+
+fn le(a: f64, b: f64) -> bool {
+    a <= b * (1.0 + EPS) + 1e-15
+}
+
+fn ms(s: f64) -> String {
+    if s.is_finite() {
+        format!("{:.3} ms", s * 1e3).replace(".000 ms", " ms")
+    } else {
+        "infinite".into()
+    }
+}
+
+fn mbs(b: f64) -> String {
+    format!("{:.3} MB/s", b / 1e6)
+}
+
+/// Checks a complete mapping.
+pub fn check(app: &Application, cluster: &Cluster, mapping: &Mapping, opts: &perf::Options) -> Report {
+    let mut d = Vec::new();
+    placement(app, cluster, mapping, &mut d);
+    let prediction = match perf::predict(app, cluster, mapping, opts) {
+        Ok(p) => Some(p),
+        Err(missing) => {
+            for m in missing {
+                let o = app.object(m.object);
+                let node = cluster.node(m.node);
+                d.push(Diagnostic {
+                    kind: Kind::Placement,
+                    message: format!("{} runs on {} ({}), but its description gives no texec/load for processor type {}", o.name, node.name, node.processor, node.processor),
+                    subjects: vec![o.name.clone(), node.name.clone()],
+                });
+            }
+            None
+        }
+    };
+    let mut path_latencies = Vec::new();
+    if let Some(p) = &prediction {
+        model_diagnostics(app, cluster, mapping, p, &mut d);
+        requirements(app, cluster, mapping, p, &mut d, &mut path_latencies);
+    }
+    let verdict = if d.iter().any(|x| x.kind.is_error()) { Verdict::Unsound } else { Verdict::Sound };
+    Report { verdict, prediction, diagnostics: d, path_latencies }
+}
+
+fn placement(app: &Application, cluster: &Cluster, mapping: &Mapping, d: &mut Vec<Diagnostic>) {
+    for g in &app.groups {
+        for (i, &o) in g.objects.iter().enumerate() {
+            let node = &cluster.node(mapping.node_of(o)).name;
+            let name = &app.object(o).name;
+            if let Some(allowed) = &g.allowed_nodes {
+                if !allowed.contains(node) {
+                    d.push(Diagnostic { kind: Kind::Placement, message: format!("{name} is on {node}, outside its allowed nodes ({})", allowed.join(", ")), subjects: vec![name.clone(), node.clone()] });
+                }
+            }
+            if let Some(pins) = &g.pins {
+                if &pins[i] != node {
+                    d.push(Diagnostic { kind: Kind::Placement, message: format!("{name} is on {node} but is pinned to {}", pins[i]), subjects: vec![name.clone(), node.clone()] });
+                }
+            }
+        }
+    }
+    // Routes, reported once per (connection, network or problem).
+    let mut bad: BTreeMap<(String, String), (usize, String, Vec<String>)> = BTreeMap::new();
+    for e in app.graph.edge_indices() {
+        let (s, t) = app.graph.edge_endpoints(e).expect("edge");
+        let (ns, nt) = (mapping.node_of(s), mapping.node_of(t));
+        let cname = app.connections[app.graph[e].connection.ix()].name.clone();
+        match mapping.route(e) {
+            Route::Net(net) => {
+                for n in [ns, nt] {
+                    if !cluster.on_network(n, net) {
+                        let key = (cname.clone(), format!("{}-{}", cluster.network(net).name, cluster.node(n).name));
+                        let msg = format!("{} uses network {}, but node {} is not on it", app.edge_name(e), cluster.network(net).name, cluster.node(n).name);
+                        let subj = vec![cname.clone(), cluster.network(net).name.clone(), cluster.node(n).name.clone()];
+                        bad.entry(key).or_insert((0, msg, subj)).0 += 1;
+                    }
+                }
+            }
+            Route::Unreachable => {
+                let key = (cname.clone(), format!("unreachable {}-{}", cluster.node(ns).name, cluster.node(nt).name));
+                let msg = format!("{}: nodes {} and {} share no network", app.edge_name(e), cluster.node(ns).name, cluster.node(nt).name);
+                bad.entry(key).or_insert((0, msg, vec![cname.clone(), cluster.node(ns).name.clone(), cluster.node(nt).name.clone()])).0 += 1;
+            }
+            Route::Local => {}
+        }
+    }
+    for (_, (n, msg, subjects)) in bad {
+        let message = if n > 1 { format!("{msg} ({n} edges of this connection alike)") } else { msg };
+        d.push(Diagnostic { kind: Kind::Placement, message, subjects });
+    }
+}
+
+fn model_diagnostics(app: &Application, cluster: &Cluster, _mapping: &Mapping, p: &Prediction, d: &mut Vec<Diagnostic>) {
+    let name = |o: ObjectId| app.object(o).name.clone();
+    for m in &p.modules {
+        if m.ldc <= 0.0 {
+            let node = cluster.node(m.node);
+            let others: Vec<String> = p.modules.iter().filter(|x| x.node == m.node && x.object != m.object).map(|x| name(x.object)).collect();
+            d.push(Diagnostic {
+                kind: Kind::CpuOverload,
+                message: format!("{} gets no CPU share on {} ({} CPUs): they are saturated by {}", name(m.object), node.name, node.cpus, others.join(", ")),
+                subjects: std::iter::once(name(m.object)).chain(std::iter::once(node.name.clone())).chain(others).collect(),
+            });
+        }
+    }
+    for (i, m) in p.modules.iter().enumerate() {
+        if m.ldc <= 0.0 {
+            continue; // reported as cpu-overload
+        }
+        let mut overflow = false;
+        for x in &p.sync_inputs[i] {
+            let src = &p.modules[x.source];
+            if !le(m.tcexec, x.ratio * src.tit) {
+                overflow = true;
+                let per = if x.ratio != 1.0 { format!("{} x T_it = {}", x.ratio, ms(x.ratio * src.tit)) } else { format!("T_it = {}", ms(src.tit)) };
+                d.push(Diagnostic {
+                    kind: Kind::BufferOverflow,
+                    message: format!("{} (T_cexec = {}) is slower than its FIFO input {} ({}): messages pile up on {}", name(m.object), ms(m.tcexec), name(src.object), per, cluster.node(m.node).name),
+                    subjects: vec![name(m.object), name(src.object)],
+                });
+            }
+        }
+        if !overflow {
+            for x in &p.sync_inputs[i] {
+                let src = &p.modules[x.source];
+                if p.cycles.iter().any(|c| c.contains(&m.object) && c.contains(&src.object)) {
+                    continue;
+                }
+                if !le(m.tit, x.ratio * src.tit) && src.tit.is_finite() {
+                    d.push(Diagnostic {
+                        kind: Kind::RateMismatch,
+                        message: format!("{} sends every {} but {} takes one message every {} (paced by a slower input): the FIFO between them grows", name(src.object), ms(x.ratio * src.tit), name(m.object), ms(m.tit)),
+                        subjects: vec![name(m.object), name(src.object)],
+                    });
+                }
+            }
+        }
+    }
+    for l in &p.links {
+        for (dir, total, edges) in [("sends", l.send, &l.send_edges), ("receives", l.recv, &l.recv_edges)] {
+            if le(total, l.capacity) {
+                continue;
+            }
+            let mut per: BTreeMap<String, f64> = BTreeMap::new();
+            for &e in edges {
+                *per.entry(app.connections[app.graph[e].connection.ix()].name.clone()).or_default() += app.graph[e].volume * p.edge_rate[e.index()];
+            }
+            let parts: Vec<String> = per.iter().map(|(c, b)| format!("{c} {}", mbs(*b))).collect();
+            let (node, net) = (&cluster.node(l.node).name, &cluster.network(l.network).name);
+            let mut subjects = vec![node.clone(), net.clone()];
+            subjects.extend(per.keys().cloned());
+            d.push(Diagnostic {
+                kind: Kind::NetworkContention,
+                message: format!("{node} {dir} {} on {net}, above its {} ({})", mbs(total), mbs(l.capacity), parts.join(", ")),
+                subjects,
+            });
+        }
+    }
+    match &p.schedule {
+        Schedule::Converged { .. } => {}
+        Schedule::Unstable { modules, period } => d.push(Diagnostic {
+            kind: Kind::UnstableSchedule,
+            message: format!("the CPU allocation oscillates (period {period}) between orders of {}: their T_cexec changes from one iteration to the next", modules.iter().map(|&o| name(o)).collect::<Vec<_>>().join(", ")),
+            subjects: modules.iter().map(|&o| name(o)).collect(),
+        }),
+        Schedule::NoConvergence { modules, iterations } => d.push(Diagnostic {
+            kind: Kind::UnstableSchedule,
+            message: format!("the CPU allocation did not settle in {iterations} iterations; modules changing rank: {}", modules.iter().map(|&o| name(o)).collect::<Vec<_>>().join(", ")),
+            subjects: modules.iter().map(|&o| name(o)).collect(),
+        }),
+    }
+    for c in &p.approximate_cycles {
+        d.push(Diagnostic {
+            kind: Kind::ApproximateCycle,
+            message: format!("the synchronous cycle through {} has too many elementary cycles to list; its T_it is an upper bound (all members in sequence)", c.iter().map(|&o| name(o)).collect::<Vec<_>>().join(", ")),
+            subjects: c.iter().map(|&o| name(o)).collect(),
+        });
+    }
+}
+
+fn requirements(app: &Application, cluster: &Cluster, mapping: &Mapping, p: &Prediction, d: &mut Vec<Diagnostic>, lat: &mut Vec<(String, f64)>) {
+    for r in &app.requirements {
+        match r {
+            Requirement::MinFrequency { name, group, hz } => {
+                for &o in &app.group(*group).objects {
+                    let m = p.module(o).expect("module");
+                    if !le(*hz, m.frequency()) {
+                        d.push(Diagnostic {
+                            kind: Kind::Requirement,
+                            message: format!("{name}: {} runs at {:.3} Hz (T_it = {}), below the required {:.3} Hz", app.object(o).name, m.frequency(), ms(m.tit), hz),
+                            subjects: vec![name.clone(), app.object(o).name.clone()],
+                        });
+                    }
+                }
+            }
+            Requirement::MaxLatency { name, path, max_s } => {
+                let l = perf::path_latency(app, cluster, mapping, &p.modules, &p.module_of, path);
+                lat.push((name.clone(), l));
+                if !le(l, *max_s) {
+                    d.push(Diagnostic {
+                        kind: Kind::Requirement,
+                        message: format!("{name}: latency of {} is {} (eq 11), above the allowed {}", path.iter().map(|&o| app.object(o).name.as_str()).collect::<Vec<_>>().join(" -> "), ms(l), ms(*max_s)),
+                        subjects: std::iter::once(name.clone()).chain(path.iter().map(|&o| app.object(o).name.clone())).collect(),
+                    });
+                }
+            }
+        }
+    }
+}
