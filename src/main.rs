@@ -9,7 +9,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "flowmap", version, about = "Map FlowVR-style dataflow applications onto clusters and predict their performance")]
+#[command(
+    name = "flowmap",
+    version,
+    about = "Map FlowVR-style dataflow applications onto clusters and predict their performance"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -50,7 +54,13 @@ fn main() -> ExitCode {
         }
     };
     match cli.cmd {
-        Cmd::Check { app, cluster, mapping, set, format } => {
+        Cmd::Check {
+            app,
+            cluster,
+            mapping,
+            set,
+            format,
+        } => {
             let app = match parse::load_application(&app, &set) {
                 Ok(a) => a,
                 Err(e) => return bad_input(e),
@@ -66,7 +76,11 @@ fn main() -> ExitCode {
             let r = verify::check(&app, &cluster, &mapping, &perf::Options::default());
             match format {
                 Format::Text => print!("{}", report::check_text(&app, &cluster, &mapping, &r)),
-                Format::Json => println!("{}", serde_json::to_string_pretty(&report::check_json(&app, &cluster, &mapping, &r)).expect("json")),
+                Format::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&report::check_json(&app, &cluster, &mapping, &r))
+                        .expect("json")
+                ),
             }
             if r.verdict == verify::Verdict::Sound {
                 ExitCode::SUCCESS

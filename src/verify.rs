@@ -94,7 +94,12 @@ fn mbs(b: f64) -> String {
 }
 
 /// Checks a complete mapping.
-pub fn check(app: &Application, cluster: &Cluster, mapping: &Mapping, opts: &perf::Options) -> Report {
+pub fn check(
+    app: &Application,
+    cluster: &Cluster,
+    mapping: &Mapping,
+    opts: &perf::Options,
+) -> Report {
     let mut d = Vec::new();
     placement(app, cluster, mapping, &mut d);
     let prediction = match perf::predict(app, cluster, mapping, opts) {
@@ -117,8 +122,17 @@ pub fn check(app: &Application, cluster: &Cluster, mapping: &Mapping, opts: &per
         model_diagnostics(app, cluster, mapping, p, &mut d);
         requirements(app, cluster, mapping, p, &mut d, &mut path_latencies);
     }
-    let verdict = if d.iter().any(|x| x.kind.is_error()) { Verdict::Unsound } else { Verdict::Sound };
-    Report { verdict, prediction, diagnostics: d, path_latencies }
+    let verdict = if d.iter().any(|x| x.kind.is_error()) {
+        Verdict::Unsound
+    } else {
+        Verdict::Sound
+    };
+    Report {
+        verdict,
+        prediction,
+        diagnostics: d,
+        path_latencies,
+    }
 }
 
 fn placement(app: &Application, cluster: &Cluster, mapping: &Mapping, d: &mut Vec<Diagnostic>) {
@@ -128,12 +142,23 @@ fn placement(app: &Application, cluster: &Cluster, mapping: &Mapping, d: &mut Ve
             let name = &app.object(o).name;
             if let Some(allowed) = &g.allowed_nodes {
                 if !allowed.contains(node) {
-                    d.push(Diagnostic { kind: Kind::Placement, message: format!("{name} is on {node}, outside its allowed nodes ({})", allowed.join(", ")), subjects: vec![name.clone(), node.clone()] });
+                    d.push(Diagnostic {
+                        kind: Kind::Placement,
+                        message: format!(
+                            "{name} is on {node}, outside its allowed nodes ({})",
+                            allowed.join(", ")
+                        ),
+                        subjects: vec![name.clone(), node.clone()],
+                    });
                 }
             }
             if let Some(pins) = &g.pins {
                 if &pins[i] != node {
-                    d.push(Diagnostic { kind: Kind::Placement, message: format!("{name} is on {node} but is pinned to {}", pins[i]), subjects: vec![name.clone(), node.clone()] });
+                    d.push(Diagnostic {
+                        kind: Kind::Placement,
+                        message: format!("{name} is on {node} but is pinned to {}", pins[i]),
+                        subjects: vec![name.clone(), node.clone()],
+                    });
                 }
             }
         }
@@ -148,37 +173,99 @@ fn placement(app: &Application, cluster: &Cluster, mapping: &Mapping, d: &mut Ve
             Route::Net(net) => {
                 for n in [ns, nt] {
                     if !cluster.on_network(n, net) {
-                        let key = (cname.clone(), format!("{}-{}", cluster.network(net).name, cluster.node(n).name));
-                        let msg = format!("{} uses network {}, but node {} is not on it", app.edge_name(e), cluster.network(net).name, cluster.node(n).name);
-                        let subj = vec![cname.clone(), cluster.network(net).name.clone(), cluster.node(n).name.clone()];
+                        let key = (
+                            cname.clone(),
+                            format!("{}-{}", cluster.network(net).name, cluster.node(n).name),
+                        );
+                        let msg = format!(
+                            "{} uses network {}, but node {} is not on it",
+                            app.edge_name(e),
+                            cluster.network(net).name,
+                            cluster.node(n).name
+                        );
+                        let subj = vec![
+                            cname.clone(),
+                            cluster.network(net).name.clone(),
+                            cluster.node(n).name.clone(),
+                        ];
                         bad.entry(key).or_insert((0, msg, subj)).0 += 1;
                     }
                 }
             }
             Route::Unreachable => {
-                let key = (cname.clone(), format!("unreachable {}-{}", cluster.node(ns).name, cluster.node(nt).name));
-                let msg = format!("{}: nodes {} and {} share no network", app.edge_name(e), cluster.node(ns).name, cluster.node(nt).name);
-                bad.entry(key).or_insert((0, msg, vec![cname.clone(), cluster.node(ns).name.clone(), cluster.node(nt).name.clone()])).0 += 1;
+                let key = (
+                    cname.clone(),
+                    format!(
+                        "unreachable {}-{}",
+                        cluster.node(ns).name,
+                        cluster.node(nt).name
+                    ),
+                );
+                let msg = format!(
+                    "{}: nodes {} and {} share no network",
+                    app.edge_name(e),
+                    cluster.node(ns).name,
+                    cluster.node(nt).name
+                );
+                bad.entry(key)
+                    .or_insert((
+                        0,
+                        msg,
+                        vec![
+                            cname.clone(),
+                            cluster.node(ns).name.clone(),
+                            cluster.node(nt).name.clone(),
+                        ],
+                    ))
+                    .0 += 1;
             }
             Route::Local => {}
         }
     }
     for (_, (n, msg, subjects)) in bad {
-        let message = if n > 1 { format!("{msg} ({n} edges of this connection alike)") } else { msg };
-        d.push(Diagnostic { kind: Kind::Placement, message, subjects });
+        let message = if n > 1 {
+            format!("{msg} ({n} edges of this connection alike)")
+        } else {
+            msg
+        };
+        d.push(Diagnostic {
+            kind: Kind::Placement,
+            message,
+            subjects,
+        });
     }
 }
 
-fn model_diagnostics(app: &Application, cluster: &Cluster, _mapping: &Mapping, p: &Prediction, d: &mut Vec<Diagnostic>) {
+fn model_diagnostics(
+    app: &Application,
+    cluster: &Cluster,
+    _mapping: &Mapping,
+    p: &Prediction,
+    d: &mut Vec<Diagnostic>,
+) {
     let name = |o: ObjectId| app.object(o).name.clone();
     for m in &p.modules {
         if m.ldc <= 0.0 {
             let node = cluster.node(m.node);
-            let others: Vec<String> = p.modules.iter().filter(|x| x.node == m.node && x.object != m.object).map(|x| name(x.object)).collect();
+            let others: Vec<String> = p
+                .modules
+                .iter()
+                .filter(|x| x.node == m.node && x.object != m.object)
+                .map(|x| name(x.object))
+                .collect();
             d.push(Diagnostic {
                 kind: Kind::CpuOverload,
-                message: format!("{} gets no CPU share on {} ({} CPUs): they are saturated by {}", name(m.object), node.name, node.cpus, others.join(", ")),
-                subjects: std::iter::once(name(m.object)).chain(std::iter::once(node.name.clone())).chain(others).collect(),
+                message: format!(
+                    "{} gets no CPU share on {} ({} CPUs): they are saturated by {}",
+                    name(m.object),
+                    node.name,
+                    node.cpus,
+                    others.join(", ")
+                ),
+                subjects: std::iter::once(name(m.object))
+                    .chain(std::iter::once(node.name.clone()))
+                    .chain(others)
+                    .collect(),
             });
         }
     }
@@ -191,7 +278,11 @@ fn model_diagnostics(app: &Application, cluster: &Cluster, _mapping: &Mapping, p
             let src = &p.modules[x.source];
             if !le(m.tcexec, x.ratio * src.tit) {
                 overflow = true;
-                let per = if x.ratio != 1.0 { format!("{} x T_it = {}", x.ratio, ms(x.ratio * src.tit)) } else { format!("T_it = {}", ms(src.tit)) };
+                let per = if x.ratio != 1.0 {
+                    format!("{} x T_it = {}", x.ratio, ms(x.ratio * src.tit))
+                } else {
+                    format!("T_it = {}", ms(src.tit))
+                };
                 d.push(Diagnostic {
                     kind: Kind::BufferOverflow,
                     message: format!("{} (T_cexec = {}) is slower than its FIFO input {} ({}): messages pile up on {}", name(m.object), ms(m.tcexec), name(src.object), per, cluster.node(m.node).name),
@@ -202,7 +293,10 @@ fn model_diagnostics(app: &Application, cluster: &Cluster, _mapping: &Mapping, p
         if !overflow {
             for x in &p.sync_inputs[i] {
                 let src = &p.modules[x.source];
-                if p.cycles.iter().any(|c| c.contains(&m.object) && c.contains(&src.object)) {
+                if p.cycles
+                    .iter()
+                    .any(|c| c.contains(&m.object) && c.contains(&src.object))
+                {
                     continue;
                 }
                 if !le(m.tit, x.ratio * src.tit) && src.tit.is_finite() {
@@ -216,21 +310,33 @@ fn model_diagnostics(app: &Application, cluster: &Cluster, _mapping: &Mapping, p
         }
     }
     for l in &p.links {
-        for (dir, total, edges) in [("sends", l.send, &l.send_edges), ("receives", l.recv, &l.recv_edges)] {
+        for (dir, total, edges) in [
+            ("sends", l.send, &l.send_edges),
+            ("receives", l.recv, &l.recv_edges),
+        ] {
             if le(total, l.capacity) {
                 continue;
             }
             let mut per: BTreeMap<String, f64> = BTreeMap::new();
             for &e in edges {
-                *per.entry(app.connections[app.graph[e].connection.ix()].name.clone()).or_default() += app.graph[e].volume * p.edge_rate[e.index()];
+                *per.entry(app.connections[app.graph[e].connection.ix()].name.clone())
+                    .or_default() += app.graph[e].volume * p.edge_rate[e.index()];
             }
-            let parts: Vec<String> = per.iter().map(|(c, b)| format!("{c} {}", mbs(*b))).collect();
+            let parts: Vec<String> = per
+                .iter()
+                .map(|(c, b)| format!("{c} {}", mbs(*b)))
+                .collect();
             let (node, net) = (&cluster.node(l.node).name, &cluster.network(l.network).name);
             let mut subjects = vec![node.clone(), net.clone()];
             subjects.extend(per.keys().cloned());
             d.push(Diagnostic {
                 kind: Kind::NetworkContention,
-                message: format!("{node} {dir} {} on {net}, above its {} ({})", mbs(total), mbs(l.capacity), parts.join(", ")),
+                message: format!(
+                    "{node} {dir} {} on {net}, above its {} ({})",
+                    mbs(total),
+                    mbs(l.capacity),
+                    parts.join(", ")
+                ),
                 subjects,
             });
         }
@@ -257,7 +363,14 @@ fn model_diagnostics(app: &Application, cluster: &Cluster, _mapping: &Mapping, p
     }
 }
 
-fn requirements(app: &Application, cluster: &Cluster, mapping: &Mapping, p: &Prediction, d: &mut Vec<Diagnostic>, lat: &mut Vec<(String, f64)>) {
+fn requirements(
+    app: &Application,
+    cluster: &Cluster,
+    mapping: &Mapping,
+    p: &Prediction,
+    d: &mut Vec<Diagnostic>,
+    lat: &mut Vec<(String, f64)>,
+) {
     for r in &app.requirements {
         match r {
             Requirement::MinFrequency { name, group, hz } => {
@@ -278,8 +391,18 @@ fn requirements(app: &Application, cluster: &Cluster, mapping: &Mapping, p: &Pre
                 if !le(l, *max_s) {
                     d.push(Diagnostic {
                         kind: Kind::Requirement,
-                        message: format!("{name}: latency of {} is {} (eq 11), above the allowed {}", path.iter().map(|&o| app.object(o).name.as_str()).collect::<Vec<_>>().join(" -> "), ms(l), ms(*max_s)),
-                        subjects: std::iter::once(name.clone()).chain(path.iter().map(|&o| app.object(o).name.clone())).collect(),
+                        message: format!(
+                            "{name}: latency of {} is {} (eq 11), above the allowed {}",
+                            path.iter()
+                                .map(|&o| app.object(o).name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(" -> "),
+                            ms(l),
+                            ms(*max_s)
+                        ),
+                        subjects: std::iter::once(name.clone())
+                            .chain(path.iter().map(|&o| app.object(o).name.clone()))
+                            .collect(),
                     });
                 }
             }

@@ -101,7 +101,11 @@ struct RawRequirement {
 pub(crate) fn quantity(s: &Scalar, dim: Dim, vars: &BTreeMap<String, f64>) -> Result<f64, String> {
     match s {
         Scalar::Num(v) if dim == Dim::Fraction => Ok(*v),
-        Scalar::Num(v) => Err(format!("missing unit in {v}: expected {}", dim.describe())),
+        Scalar::Num(v) => Err(format!(
+            "missing unit in {v} (write it as a string, e.g. \"{v} {}\"): expected {}",
+            dim.example(),
+            dim.describe()
+        )),
         Scalar::Text(t) => {
             let (e, factor) = split_unit(t, dim)?;
             Ok(expr::eval(e, vars)? * factor)
@@ -123,7 +127,11 @@ fn count(s: &Scalar, vars: &BTreeMap<String, f64>) -> Result<usize, String> {
 const RESERVED: &[&str] = &["instances", "from_instances", "to_instances"];
 
 /// Parses and validates an application description. `file` names it in errors.
-pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Result<Application, InputErrors> {
+pub fn application_from_str(
+    src: &str,
+    file: &str,
+    overrides: &[Override],
+) -> Result<Application, InputErrors> {
     let raw: RawApp = toml::from_str(src).map_err(|e| toml_error(src, file, e))?;
     let mut sink = Sink::new(file);
     let ln = |sp: std::ops::Range<usize>| span_line(src, sp);
@@ -141,7 +149,11 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
             params.insert(o.name.clone(), o.value);
         } else {
             let known: Vec<&str> = params.keys().map(|s| s.as_str()).collect();
-            sink.push(None, format!("--set {}", o.name), format!("no such parameter (known: {})", known.join(", ")));
+            sink.push(
+                None,
+                format!("--set {}", o.name),
+                format!("no such parameter (known: {})", known.join(", ")),
+            );
         }
     }
 
@@ -149,15 +161,28 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
     let mut groups: Vec<Group> = Vec::new();
     let mut by_name: HashMap<String, GroupId> = HashMap::new();
 
-    let mut add_group = |sink: &mut Sink, name: &Spanned<String>, what: &str, inst: &Option<Spanned<Scalar>>, groups: &mut Vec<Group>| -> Option<(GroupId, usize)> {
+    let mut add_group = |sink: &mut Sink,
+                         name: &Spanned<String>,
+                         what: &str,
+                         inst: &Option<Spanned<Scalar>>,
+                         groups: &mut Vec<Group>|
+     -> Option<(GroupId, usize)> {
         let n = name.get_ref();
         let line = ln(name.span());
         if !valid_name(n) {
-            sink.push(line, format!("{what} \"{n}\""), "names use letters, digits, _, - and . only");
+            sink.push(
+                line,
+                format!("{what} \"{n}\""),
+                "names use letters, digits, _, - and . only",
+            );
             return None;
         }
         if by_name.contains_key(n) {
-            sink.push(line, format!("{what} {n}"), "is declared twice (module and filter names share one namespace)");
+            sink.push(
+                line,
+                format!("{what} {n}"),
+                "is declared twice (module and filter names share one namespace)",
+            );
             return None;
         }
         let k = match inst {
@@ -165,31 +190,70 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
             Some(s) => match count(s.get_ref(), &params) {
                 Ok(k) => k,
                 Err(e) => {
-                    sink.push(ln(s.span()), format!("{what} {n}"), format!("instances {e}"));
+                    sink.push(
+                        ln(s.span()),
+                        format!("{what} {n}"),
+                        format!("instances {e}"),
+                    );
                     return None;
                 }
             },
         };
         let id = GroupId(groups.len() as u32);
         by_name.insert(n.clone(), id);
-        groups.push(Group { name: n.clone(), objects: vec![], is_module: what == "module", allowed_nodes: None, pins: None });
+        groups.push(Group {
+            name: n.clone(),
+            objects: vec![],
+            is_module: what == "module",
+            allowed_nodes: None,
+            pins: None,
+        });
         Some((id, k))
     };
 
     // Modules.
     let mut mpi_specs: Vec<(GroupId, &Spanned<RawMpi>)> = Vec::new();
     for m in &raw.modules {
-        let Some((gid, k)) = add_group(&mut sink, &m.name, "module", &m.instances, &mut groups) else { continue };
+        let Some((gid, k)) = add_group(&mut sink, &m.name, "module", &m.instances, &mut groups)
+        else {
+            continue;
+        };
         let name = m.name.get_ref().clone();
         let item = format!("module {name}");
         let mut vars = params.clone();
         vars.insert("instances".into(), k as f64);
-        let texec = per_type(&mut sink, &item, "texec", &m.texec, Dim::Time, &vars, ln(m.texec.span()), |v| {
-            if v > 0.0 { Ok(()) } else { Err(format!("texec must be > 0, got {} ms", v * 1e3)) }
-        });
-        let load = per_type(&mut sink, &item, "load", &m.load, Dim::Fraction, &vars, ln(m.load.span()), |v| {
-            if v > 0.0 && v <= 1.0 { Ok(()) } else { Err(format!("load LD must satisfy 0 < LD <= 1, got {v}")) }
-        });
+        let texec = per_type(
+            &mut sink,
+            &item,
+            "texec",
+            &m.texec,
+            Dim::Time,
+            &vars,
+            ln(m.texec.span()),
+            |v| {
+                if v > 0.0 {
+                    Ok(())
+                } else {
+                    Err(format!("must be > 0, got {} ms", v * 1e3))
+                }
+            },
+        );
+        let load = per_type(
+            &mut sink,
+            &item,
+            "load",
+            &m.load,
+            Dim::Fraction,
+            &vars,
+            ln(m.load.span()),
+            |v| {
+                if v > 0.0 && v <= 1.0 {
+                    Ok(())
+                } else {
+                    Err(format!("must satisfy 0 < LD <= 1, got {v}"))
+                }
+            },
+        );
         if let Some(a) = &m.allowed_nodes {
             match expand_all(a.get_ref()) {
                 Ok(v) => groups[gid.ix()].allowed_nodes = Some(v),
@@ -199,31 +263,56 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
         if let Some(p) = &m.pin {
             match expand_all(p.get_ref()) {
                 Ok(v) if v.len() == k => groups[gid.ix()].pins = Some(v),
-                Ok(v) => sink.push(ln(p.span()), &item, format!("pin lists {} nodes for {k} instances", v.len())),
+                Ok(v) => sink.push(
+                    ln(p.span()),
+                    &item,
+                    format!("pin lists {} nodes for {k} instances", v.len()),
+                ),
                 Err(e) => sink.push(ln(p.span()), &item, format!("pin: {e}")),
             }
         }
         if let Some(mpi) = &m.mpi {
             mpi_specs.push((gid, mpi));
         }
-        let (Some(texec), Some(load)) = (texec, load) else { continue };
+        let (Some(texec), Some(load)) = (texec, load) else {
+            continue;
+        };
         for i in 0..k {
-            let oname = if k == 1 { name.clone() } else { format!("{name}[{i}]") };
-            let o = graph.add_node(Object { name: oname, group: gid, index: i, kind: ObjectKind::Module(ModuleCosts { texec: texec.clone(), load: load.clone() }) });
+            let oname = if k == 1 {
+                name.clone()
+            } else {
+                format!("{name}[{i}]")
+            };
+            let o = graph.add_node(Object {
+                name: oname,
+                group: gid,
+                index: i,
+                kind: ObjectKind::Module(ModuleCosts {
+                    texec: texec.clone(),
+                    load: load.clone(),
+                }),
+            });
             groups[gid.ix()].objects.push(o);
         }
     }
 
     // Filters.
     for f in &raw.filters {
-        let Some((gid, k)) = add_group(&mut sink, &f.name, "filter", &f.instances, &mut groups) else { continue };
+        let Some((gid, k)) = add_group(&mut sink, &f.name, "filter", &f.instances, &mut groups)
+        else {
+            continue;
+        };
         let name = f.name.get_ref().clone();
         let item = format!("filter {name}");
         let ratio = match &f.ratio {
             None => 1,
             Some(r) if *r.get_ref() >= 1 && *r.get_ref() <= 1_000_000 => *r.get_ref() as u32,
             Some(r) => {
-                sink.push(ln(r.span()), &item, format!("ratio must be a whole number >= 1, got {}", r.get_ref()));
+                sink.push(
+                    ln(r.span()),
+                    &item,
+                    format!("ratio must be a whole number >= 1, got {}", r.get_ref()),
+                );
                 continue;
             }
         };
@@ -233,16 +322,33 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
             "merge" | "gather" => FilterKind::Merge { ratio },
             "scatter" => FilterKind::Scatter,
             other => {
-                sink.push(ln(f.kind.span()), &item, format!("unknown kind \"{other}\" (greedy, broadcast, merge, gather, scatter)"));
+                sink.push(
+                    ln(f.kind.span()),
+                    &item,
+                    format!("unknown kind \"{other}\" (greedy, broadcast, merge, gather, scatter)"),
+                );
                 continue;
             }
         };
         if ratio != 1 && !matches!(kind, FilterKind::Merge { .. }) {
-            sink.push(ln(f.kind.span()), &item, "only merge/gather filters take a ratio");
+            sink.push(
+                ln(f.kind.span()),
+                &item,
+                "only merge/gather filters take a ratio",
+            );
         }
         for i in 0..k {
-            let oname = if k == 1 { name.clone() } else { format!("{name}[{i}]") };
-            let o = graph.add_node(Object { name: oname, group: gid, index: i, kind: ObjectKind::Filter(kind) });
+            let oname = if k == 1 {
+                name.clone()
+            } else {
+                format!("{name}[{i}]")
+            };
+            let o = graph.add_node(Object {
+                name: oname,
+                group: gid,
+                index: i,
+                kind: ObjectKind::Filter(kind),
+            });
             groups[gid.ix()].objects.push(o);
         }
     }
@@ -253,17 +359,30 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
     for c in &raw.connections {
         let default_name = format!("{}->{}", c.from.get_ref(), c.to.get_ref());
         let item = format!("connection {default_name}");
-        let from = endpoint(&mut sink, &item, &c.from, &by_name, &groups, ln(c.from.span()));
+        let from = endpoint(
+            &mut sink,
+            &item,
+            &c.from,
+            &by_name,
+            &groups,
+            ln(c.from.span()),
+        );
         let to = endpoint(&mut sink, &item, &c.to, &by_name, &groups, ln(c.to.span()));
         let sync = match c.kind.as_ref().map(|k| k.get_ref().as_str()) {
             None | Some("fifo") => Sync::Fifo,
             Some("greedy") => Sync::Greedy,
             Some(other) => {
-                sink.push(ln(c.kind.as_ref().unwrap().span()), &item, format!("unknown kind \"{other}\" (fifo, greedy)"));
+                sink.push(
+                    ln(c.kind.as_ref().unwrap().span()),
+                    &item,
+                    format!("unknown kind \"{other}\" (fifo, greedy)"),
+                );
                 continue;
             }
         };
-        let (Some(from), Some(to)) = (from, to) else { continue };
+        let (Some(from), Some(to)) = (from, to) else {
+            continue;
+        };
         let pattern = match c.pattern.as_ref().map(|p| p.get_ref().as_str()) {
             None if from.len() == to.len() => Pattern::OneToOne,
             None => {
@@ -274,12 +393,24 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
             Some("all-to-all") => Pattern::AllToAll,
             Some("modulo") | Some("mod") => Pattern::Modulo,
             Some(other) => {
-                sink.push(ln(c.pattern.as_ref().unwrap().span()), &item, format!("unknown pattern \"{other}\" (one-to-one, all-to-all, modulo)"));
+                sink.push(
+                    ln(c.pattern.as_ref().unwrap().span()),
+                    &item,
+                    format!("unknown pattern \"{other}\" (one-to-one, all-to-all, modulo)"),
+                );
                 continue;
             }
         };
         if pattern == Pattern::OneToOne && from.len() != to.len() {
-            sink.push(ln(c.from.span()), &item, format!("one-to-one needs equal counts, got {} sources and {} destinations", from.len(), to.len()));
+            sink.push(
+                ln(c.from.span()),
+                &item,
+                format!(
+                    "one-to-one needs equal counts, got {} sources and {} destinations",
+                    from.len(),
+                    to.len()
+                ),
+            );
             continue;
         }
         let mut vars = params.clone();
@@ -288,7 +419,11 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
         let volume = match quantity(c.volume.get_ref(), Dim::Data, &vars) {
             Ok(v) if v >= 0.0 => v,
             Ok(v) => {
-                sink.push(ln(c.volume.span()), &item, format!("volume must be >= 0, got {v} B"));
+                sink.push(
+                    ln(c.volume.span()),
+                    &item,
+                    format!("volume must be >= 0, got {v} B"),
+                );
                 continue;
             }
             Err(e) => {
@@ -299,14 +434,25 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
         let name = match &c.name {
             Some(n) => {
                 if conn_names.contains_key(n.get_ref()) {
-                    sink.push(ln(n.span()), &item, format!("connection name \"{}\" is used twice", n.get_ref()));
+                    sink.push(
+                        ln(n.span()),
+                        &item,
+                        format!("connection name \"{}\" is used twice", n.get_ref()),
+                    );
                     continue;
                 }
                 n.get_ref().clone()
             }
             None => {
-                let k = conn_names.get(&default_name).map(|_| connections.len()).unwrap_or(0);
-                if k == 0 { default_name.clone() } else { format!("{default_name}#{k}") }
+                let k = conn_names
+                    .get(&default_name)
+                    .map(|_| connections.len())
+                    .unwrap_or(0);
+                if k == 0 {
+                    default_name.clone()
+                } else {
+                    format!("{default_name}#{k}")
+                }
             }
         };
         let cid = ConnectionId(connections.len() as u32);
@@ -314,21 +460,42 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
         let mut edges = Vec::new();
         let pairs: Vec<(ObjectId, ObjectId)> = match pattern {
             Pattern::OneToOne => from.iter().copied().zip(to.iter().copied()).collect(),
-            Pattern::AllToAll => from.iter().flat_map(|&a| to.iter().map(move |&b| (a, b))).collect(),
+            Pattern::AllToAll => from
+                .iter()
+                .flat_map(|&a| to.iter().map(move |&b| (a, b)))
+                .collect(),
             Pattern::Modulo => {
                 if from.len() >= to.len() {
-                    from.iter().enumerate().map(|(i, &a)| (a, to[i % to.len()])).collect()
+                    from.iter()
+                        .enumerate()
+                        .map(|(i, &a)| (a, to[i % to.len()]))
+                        .collect()
                 } else {
-                    to.iter().enumerate().map(|(j, &b)| (from[j % from.len()], b)).collect()
+                    to.iter()
+                        .enumerate()
+                        .map(|(j, &b)| (from[j % from.len()], b))
+                        .collect()
                 }
             }
         };
         for (a, b) in pairs {
             if a == b {
-                sink.push(ln(c.from.span()), &item, format!("connects {} to itself", graph[a].name));
+                sink.push(
+                    ln(c.from.span()),
+                    &item,
+                    format!("connects {} to itself", graph[a].name),
+                );
                 continue;
             }
-            edges.push(graph.add_edge(a, b, Edge { connection: cid, role: EdgeRole::Flow(sync), volume }));
+            edges.push(graph.add_edge(
+                a,
+                b,
+                Edge {
+                    connection: cid,
+                    role: EdgeRole::Flow(sync),
+                    volume,
+                },
+            ));
         }
         connections.push(Connection { name, edges });
     }
@@ -342,7 +509,11 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
         let volume = match quantity(&mpi.get_ref().volume, Dim::Data, &vars) {
             Ok(v) if v >= 0.0 => v,
             Ok(v) => {
-                sink.push(ln(mpi.span()), &item, format!("mpi volume must be >= 0, got {v} B"));
+                sink.push(
+                    ln(mpi.span()),
+                    &item,
+                    format!("mpi volume must be >= 0, got {v} B"),
+                );
                 continue;
             }
             Err(e) => {
@@ -353,7 +524,9 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
         let objs = g.objects.clone();
         let n = objs.len();
         let pairs: Vec<(usize, usize)> = match mpi.get_ref().pattern.as_str() {
-            "all-to-all" => (0..n).flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j))).collect(),
+            "all-to-all" => (0..n)
+                .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
+                .collect(),
             "ring" if n >= 2 => {
                 let mut v: Vec<(usize, usize)> = (0..n).map(|i| (i, (i + 1) % n)).collect();
                 if n > 2 {
@@ -363,21 +536,53 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
             }
             "ring" => vec![],
             other => {
-                sink.push(ln(mpi.span()), &item, format!("unknown mpi pattern \"{other}\" (all-to-all, ring)"));
+                sink.push(
+                    ln(mpi.span()),
+                    &item,
+                    format!("unknown mpi pattern \"{other}\" (all-to-all, ring)"),
+                );
                 continue;
             }
         };
         let cid = ConnectionId(connections.len() as u32);
-        let edges = pairs.into_iter().map(|(i, j)| graph.add_edge(objs[i], objs[j], Edge { connection: cid, role: EdgeRole::Mpi, volume })).collect();
-        connections.push(Connection { name: format!("{}.mpi", g.name), edges });
+        let edges = pairs
+            .into_iter()
+            .map(|(i, j)| {
+                graph.add_edge(
+                    objs[i],
+                    objs[j],
+                    Edge {
+                        connection: cid,
+                        role: EdgeRole::Mpi,
+                        volume,
+                    },
+                )
+            })
+            .collect();
+        connections.push(Connection {
+            name: format!("{}.mpi", g.name),
+            edges,
+        });
     }
 
     // Structural checks on filters.
     for f in graph.node_indices().filter(|&o| !graph[o].is_module()) {
-        let ins = graph.edges_directed(f, petgraph::Direction::Incoming).count();
-        let outs = graph.edges_directed(f, petgraph::Direction::Outgoing).count();
+        let ins = graph
+            .edges_directed(f, petgraph::Direction::Incoming)
+            .count();
+        let outs = graph
+            .edges_directed(f, petgraph::Direction::Outgoing)
+            .count();
         if ins == 0 || outs == 0 {
-            sink.push(None, format!("filter {}", graph[f].name), if ins == 0 { "has no input connection" } else { "has no output connection" });
+            sink.push(
+                None,
+                format!("filter {}", graph[f].name),
+                if ins == 0 {
+                    "has no input connection"
+                } else {
+                    "has no output connection"
+                },
+            );
         }
     }
     if sink.is_empty() {
@@ -387,21 +592,43 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
     // Requirements.
     let mut requirements = Vec::new();
     for (i, r) in raw.requirements.iter().enumerate() {
-        let rname = r.name.clone().unwrap_or_else(|| format!("requirement {}", i + 1));
+        let rname = r
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("requirement {}", i + 1));
         let item = format!("requirement {rname}");
         match (&r.module, &r.min_frequency, &r.path, &r.max_latency) {
             (Some(m), Some(f), None, None) => {
                 let Some(&gid) = by_name.get(m.get_ref()) else {
-                    sink.push(ln(m.span()), &item, format!("unknown module \"{}\"", m.get_ref()));
+                    sink.push(
+                        ln(m.span()),
+                        &item,
+                        format!("unknown module \"{}\"", m.get_ref()),
+                    );
                     continue;
                 };
                 if !groups[gid.ix()].is_module {
-                    sink.push(ln(m.span()), &item, format!("\"{}\" is a filter; frequency requirements name modules", m.get_ref()));
+                    sink.push(
+                        ln(m.span()),
+                        &item,
+                        format!(
+                            "\"{}\" is a filter; frequency requirements name modules",
+                            m.get_ref()
+                        ),
+                    );
                     continue;
                 }
                 match quantity(f.get_ref(), Dim::Frequency, &params) {
-                    Ok(hz) if hz > 0.0 => requirements.push(Requirement::MinFrequency { name: rname, group: gid, hz }),
-                    Ok(hz) => sink.push(ln(f.span()), &item, format!("min_frequency must be > 0, got {hz} Hz")),
+                    Ok(hz) if hz > 0.0 => requirements.push(Requirement::MinFrequency {
+                        name: rname,
+                        group: gid,
+                        hz,
+                    }),
+                    Ok(hz) => sink.push(
+                        ln(f.span()),
+                        &item,
+                        format!("min_frequency must be > 0, got {hz} Hz"),
+                    ),
                     Err(e) => sink.push(ln(f.span()), &item, format!("min_frequency: {e}")),
                 }
             }
@@ -416,7 +643,14 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
                 if path.len() == p.get_ref().len() {
                     for w in path.windows(2) {
                         if graph.find_edge(w[0], w[1]).is_none() {
-                            sink.push(ln(p.span()), &item, format!("no connection from {} to {} in path", graph[w[0]].name, graph[w[1]].name));
+                            sink.push(
+                                ln(p.span()),
+                                &item,
+                                format!(
+                                    "no connection from {} to {} in path",
+                                    graph[w[0]].name, graph[w[1]].name
+                                ),
+                            );
                         }
                     }
                 }
@@ -424,16 +658,35 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
                     sink.push(ln(p.span()), &item, "path is empty");
                 }
                 match quantity(l.get_ref(), Dim::Time, &params) {
-                    Ok(s) if s > 0.0 => requirements.push(Requirement::MaxLatency { name: rname, path, max_s: s }),
-                    Ok(s) => sink.push(ln(l.span()), &item, format!("max_latency must be > 0, got {s} s")),
+                    Ok(s) if s > 0.0 => requirements.push(Requirement::MaxLatency {
+                        name: rname,
+                        path,
+                        max_s: s,
+                    }),
+                    Ok(s) => sink.push(
+                        ln(l.span()),
+                        &item,
+                        format!("max_latency must be > 0, got {s} s"),
+                    ),
                     Err(e) => sink.push(ln(l.span()), &item, format!("max_latency: {e}")),
                 }
             }
-            _ => sink.push(None, &item, "give either module + min_frequency, or path + max_latency"),
+            _ => sink.push(
+                None,
+                &item,
+                "give either module + min_frequency, or path + max_latency",
+            ),
         }
     }
 
-    let app = Application { name: raw.name.unwrap_or_else(|| "application".into()), parameters: params, graph, groups, connections, requirements };
+    let app = Application {
+        name: raw.name.unwrap_or_else(|| "application".into()),
+        parameters: params,
+        graph,
+        groups,
+        connections,
+        requirements,
+    };
     sink.into_result(app)
 }
 
@@ -489,13 +742,27 @@ fn expand_all(v: &[String]) -> Result<Vec<String>, String> {
 }
 
 /// Resolves `group` or `group[i]` to its objects.
-fn endpoint(sink: &mut Sink, item: &str, s: &Spanned<String>, by_name: &HashMap<String, GroupId>, groups: &[Group], line: Option<usize>) -> Option<Vec<ObjectId>> {
+fn endpoint(
+    sink: &mut Sink,
+    item: &str,
+    s: &Spanned<String>,
+    by_name: &HashMap<String, GroupId>,
+    groups: &[Group],
+    line: Option<usize>,
+) -> Option<Vec<ObjectId>> {
     let text = s.get_ref().trim();
     let (gname, index) = match text.split_once('[') {
-        Some((g, rest)) => match rest.strip_suffix(']').and_then(|i| i.trim().parse::<usize>().ok()) {
+        Some((g, rest)) => match rest
+            .strip_suffix(']')
+            .and_then(|i| i.trim().parse::<usize>().ok())
+        {
             Some(i) => (g, Some(i)),
             None => {
-                sink.push(line, item, format!("cannot read \"{text}\": write group or group[i]"));
+                sink.push(
+                    line,
+                    item,
+                    format!("cannot read \"{text}\": write group or group[i]"),
+                );
                 return None;
             }
         },
@@ -513,7 +780,11 @@ fn endpoint(sink: &mut Sink, item: &str, s: &Spanned<String>, by_name: &HashMap<
         None => Some(objs.clone()),
         Some(i) if i < objs.len() => Some(vec![objs[i]]),
         Some(i) => {
-            sink.push(line, item, format!("{gname} has {} instances, no [{i}]", objs.len()));
+            sink.push(
+                line,
+                item,
+                format!("{gname} has {} instances, no [{i}]", objs.len()),
+            );
             None
         }
     }
@@ -526,16 +797,34 @@ fn check_cycles(sink: &mut Sink, g: &DiGraph<Object, Edge, u32>) {
     let filters_only = g.filter_map(|_, o| (!o.is_module()).then_some(()), |_, e| Some(e.role));
     for scc in petgraph::algo::tarjan_scc(&filters_only) {
         if scc.len() > 1 || filters_only.contains_edge(scc[0], scc[0]) {
-            let names: Vec<String> = scc.iter().map(|&i| g[filters_only.node_weight(i).map(|_| find_nth_filter(g, i.index())).unwrap()].name.clone()).collect();
-            sink.push(None, format!("filters {}", names.join(", ")), "form a cycle without a module");
+            let names: Vec<String> = scc
+                .iter()
+                .map(|&i| {
+                    g[filters_only
+                        .node_weight(i)
+                        .map(|_| find_nth_filter(g, i.index()))
+                        .unwrap()]
+                    .name
+                    .clone()
+                })
+                .collect();
+            sink.push(
+                None,
+                format!("filters {}", names.join(", ")),
+                "form a cycle without a module",
+            );
         }
     }
     // Synchronous subgraph: FIFO edges, not leaving a greedy filter.
-    let sync = g.filter_map(|_, _| Some(()), |ei, e| {
-        let (s, _) = g.edge_endpoints(ei).unwrap();
-        let fifo = e.role == EdgeRole::Flow(Sync::Fifo) && g[s].filter() != Some(FilterKind::Greedy);
-        fifo.then_some(())
-    });
+    let sync = g.filter_map(
+        |_, _| Some(()),
+        |ei, e| {
+            let (s, _) = g.edge_endpoints(ei).unwrap();
+            let fifo =
+                e.role == EdgeRole::Flow(Sync::Fifo) && g[s].filter() != Some(FilterKind::Greedy);
+            fifo.then_some(())
+        },
+    );
     for scc in petgraph::algo::tarjan_scc(&sync) {
         if scc.len() > 1 {
             for &o in &scc {
@@ -550,5 +839,8 @@ fn check_cycles(sink: &mut Sink, g: &DiGraph<Object, Edge, u32>) {
 }
 
 fn find_nth_filter(g: &DiGraph<Object, Edge, u32>, n: usize) -> ObjectId {
-    g.node_indices().filter(|&o| !g[o].is_module()).nth(n).expect("filter index")
+    g.node_indices()
+        .filter(|&o| !g[o].is_module())
+        .nth(n)
+        .expect("filter index")
 }

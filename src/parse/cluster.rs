@@ -98,7 +98,13 @@ fn load_draft(path: &Path, chain: &mut Vec<PathBuf>) -> Result<Draft, InputError
     let file = path.display().to_string();
     let canon = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     if chain.contains(&canon) {
-        return Err(InputError { file, line: None, item: "extends".into(), message: "cluster files extend each other in a loop".into() }.into());
+        return Err(InputError {
+            file,
+            line: None,
+            item: "extends".into(),
+            message: "cluster files extend each other in a loop".into(),
+        }
+        .into());
     }
     chain.push(canon);
     let src = read(path)?;
@@ -107,7 +113,13 @@ fn load_draft(path: &Path, chain: &mut Vec<PathBuf>) -> Result<Draft, InputError
         Some(base) => {
             let base_path = path.parent().unwrap_or(Path::new(".")).join(base.get_ref());
             if !base_path.exists() {
-                return Err(InputError { file, line: span_line(&src, base.span()), item: "extends".into(), message: format!("base cluster {} does not exist", base_path.display()) }.into());
+                return Err(InputError {
+                    file,
+                    line: span_line(&src, base.span()),
+                    item: "extends".into(),
+                    message: format!("base cluster {} does not exist", base_path.display()),
+                }
+                .into());
             }
             load_draft(&base_path, chain)?
         }
@@ -127,7 +139,11 @@ fn apply(d: &mut Draft, raw: RawCluster, src: &str, file: &str) -> Result<(), In
         let before = d.networks.len();
         d.networks.retain(|n| &n.name != r.get_ref());
         if d.networks.len() == before {
-            sink.push(ln(r.span()), format!("remove_networks {}", r.get_ref()), "no such network in the base cluster");
+            sink.push(
+                ln(r.span()),
+                format!("remove_networks {}", r.get_ref()),
+                "no such network in the base cluster",
+            );
         }
         for node in &mut d.nodes {
             node.3.retain(|n| n != r.get_ref());
@@ -140,7 +156,11 @@ fn apply(d: &mut Draft, raw: RawCluster, src: &str, file: &str) -> Result<(), In
                     let before = d.nodes.len();
                     d.nodes.retain(|n| n.0 != name);
                     if d.nodes.len() == before {
-                        sink.push(ln(r.span()), format!("remove_nodes {name}"), "no such node in the base cluster");
+                        sink.push(
+                            ln(r.span()),
+                            format!("remove_nodes {name}"),
+                            "no such node in the base cluster",
+                        );
                     }
                 }
             }
@@ -152,13 +172,21 @@ fn apply(d: &mut Draft, raw: RawCluster, src: &str, file: &str) -> Result<(), In
         let name = n.name.get_ref().clone();
         let item = format!("network {name}");
         if !valid_name(&name) {
-            sink.push(ln(n.name.span()), &item, "names use letters, digits, _, - and . only");
+            sink.push(
+                ln(n.name.span()),
+                &item,
+                "names use letters, digits, _, - and . only",
+            );
             continue;
         }
         let bw = match quantity(n.bandwidth.get_ref(), Dim::Rate, &none) {
             Ok(v) if v > 0.0 => v,
             Ok(v) => {
-                sink.push(ln(n.bandwidth.span()), &item, format!("bandwidth must be > 0, got {v} B/s"));
+                sink.push(
+                    ln(n.bandwidth.span()),
+                    &item,
+                    format!("bandwidth must be > 0, got {v} B/s"),
+                );
                 continue;
             }
             Err(e) => {
@@ -169,7 +197,11 @@ fn apply(d: &mut Draft, raw: RawCluster, src: &str, file: &str) -> Result<(), In
         let lat = match quantity(n.latency.get_ref(), Dim::Time, &none) {
             Ok(v) if v >= 0.0 => v,
             Ok(v) => {
-                sink.push(ln(n.latency.span()), &item, format!("latency must be >= 0, got {v} s"));
+                sink.push(
+                    ln(n.latency.span()),
+                    &item,
+                    format!("latency must be >= 0, got {v} s"),
+                );
                 continue;
             }
             Err(e) => {
@@ -177,7 +209,11 @@ fn apply(d: &mut Draft, raw: RawCluster, src: &str, file: &str) -> Result<(), In
                 continue;
             }
         };
-        let net = Network { name: name.clone(), bandwidth: bw, latency: lat };
+        let net = Network {
+            name: name.clone(),
+            bandwidth: bw,
+            latency: lat,
+        };
         match d.networks.iter_mut().find(|x| x.name == name) {
             Some(x) => *x = net, // an overlay replaces a network, keeping which nodes are on it
             None => d.networks.push(net),
@@ -193,15 +229,28 @@ fn apply(d: &mut Draft, raw: RawCluster, src: &str, file: &str) -> Result<(), In
         };
         let item = format!("nodes {}", list.first().cloned().unwrap_or_default());
         if *g.cpus.get_ref() < 1 || *g.cpus.get_ref() > 100_000 {
-            sink.push(ln(g.cpus.span()), &item, format!("cpus must be a whole number >= 1, got {}", g.cpus.get_ref()));
+            sink.push(
+                ln(g.cpus.span()),
+                &item,
+                format!("cpus must be a whole number >= 1, got {}", g.cpus.get_ref()),
+            );
             continue;
         }
         for name in list {
             if !valid_name(&name) {
-                sink.push(ln(g.names.span()), format!("node \"{name}\""), "names use letters, digits, _, - and . only");
+                sink.push(
+                    ln(g.names.span()),
+                    format!("node \"{name}\""),
+                    "names use letters, digits, _, - and . only",
+                );
                 continue;
             }
-            let entry = (name.clone(), *g.cpus.get_ref() as u32, g.processor.clone(), g.networks.get_ref().clone());
+            let entry = (
+                name.clone(),
+                *g.cpus.get_ref() as u32,
+                g.processor.clone(),
+                g.networks.get_ref().clone(),
+            );
             match d.nodes.iter_mut().find(|x| x.0 == name) {
                 Some(x) => *x = entry,
                 None => d.nodes.push(entry),
@@ -235,10 +284,27 @@ fn apply(d: &mut Draft, raw: RawCluster, src: &str, file: &str) -> Result<(), In
         }
     }
     // Every network a node is on must be declared (checked here so the line is known).
-    for g in raw.nodes.iter().map(|g| &g.networks).chain(raw.attach.iter().map(|a| &a.networks)) {
-        for net in g.get_ref() {
+    let groups = raw
+        .nodes
+        .iter()
+        .map(|g| (g.names.get_ref(), &g.networks, "nodes"))
+        .chain(
+            raw.attach
+                .iter()
+                .map(|a| (a.nodes.get_ref(), &a.networks, "attach")),
+        );
+    for (who, nets, verb) in groups {
+        let who = match who {
+            Names::One(s) => s.clone(),
+            Names::Many(v) => v.join(", "),
+        };
+        for net in nets.get_ref() {
             if !d.networks.iter().any(|n| &n.name == net) {
-                sink.push(ln(g.span()), format!("network {net}"), "is not declared in [[networks]]");
+                sink.push(
+                    ln(nets.span()),
+                    format!("{verb} {who}"),
+                    format!("network \"{net}\" is not declared in [[networks]]"),
+                );
             }
         }
     }
@@ -261,11 +327,20 @@ fn finish(d: Draft, file: &str) -> Result<Cluster, InputErrors> {
                         ids.push(NetworkId(i as u32))
                     }
                 }
-                None => sink.push(None, format!("node {name}"), format!("is on network \"{n}\", which is not declared")),
+                None => sink.push(
+                    None,
+                    format!("node {name}"),
+                    format!("is on network \"{n}\", which is not declared"),
+                ),
             }
         }
         ids.sort();
-        nodes.push(Node { name, cpus, processor, networks: ids });
+        nodes.push(Node {
+            name,
+            cpus,
+            processor,
+            networks: ids,
+        });
     }
     let mut netseen = std::collections::HashSet::new();
     for n in &d.networks {
@@ -276,14 +351,28 @@ fn finish(d: Draft, file: &str) -> Result<Cluster, InputErrors> {
     if nodes.is_empty() {
         sink.push(None, "nodes", "the cluster has no node");
     }
-    sink.into_result(Cluster { name: if d.name.is_empty() { "cluster".into() } else { d.name }, nodes, networks: d.networks })
+    sink.into_result(Cluster {
+        name: if d.name.is_empty() {
+            "cluster".into()
+        } else {
+            d.name
+        },
+        nodes,
+        networks: d.networks,
+    })
 }
 
 /// Parses a self-contained cluster description (no `extends`), for tests and tools.
 pub fn cluster_from_str(src: &str, file: &str) -> Result<Cluster, InputErrors> {
     let raw: RawCluster = toml::from_str(src).map_err(|e| toml_error(src, file, e))?;
     if raw.extends.is_some() {
-        return Err(InputError { file: file.into(), line: None, item: "extends".into(), message: "extends needs a file path; load the cluster from a file".into() }.into());
+        return Err(InputError {
+            file: file.into(),
+            line: None,
+            item: "extends".into(),
+            message: "extends needs a file path; load the cluster from a file".into(),
+        }
+        .into());
     }
     let mut d = Draft::default();
     apply(&mut d, raw, src, file)?;

@@ -61,15 +61,27 @@ pub struct PartialMapping {
 }
 
 /// Parses a mapping of `app` on `cluster`; objects may be left unplaced.
-pub fn mapping_from_str(src: &str, file: &str, app: &Application, cluster: &Cluster) -> Result<PartialMapping, InputErrors> {
+pub fn mapping_from_str(
+    src: &str,
+    file: &str,
+    app: &Application,
+    cluster: &Cluster,
+) -> Result<PartialMapping, InputErrors> {
     let raw: RawMapping = toml::from_str(src).map_err(|e| toml_error(src, file, e))?;
     let mut sink = Sink::new(file);
     let ln = |sp: std::ops::Range<usize>| span_line(src, sp);
-    let mut pm = PartialMapping { placement: vec![None; app.graph.node_count()], network: vec![None; app.graph.edge_count()] };
+    let mut pm = PartialMapping {
+        placement: vec![None; app.graph.node_count()],
+        network: vec![None; app.graph.edge_count()],
+    };
     let node = |sink: &mut Sink, name: &str, item: &str, line| -> Option<NodeId> {
         let id = cluster.find_node(name);
         if id.is_none() {
-            sink.push(line, item, format!("unknown node \"{name}\" (not in cluster {})", cluster.name));
+            sink.push(
+                line,
+                item,
+                format!("unknown node \"{name}\" (not in cluster {})", cluster.name),
+            );
         }
         id
     };
@@ -107,27 +119,70 @@ pub fn mapping_from_str(src: &str, file: &str, app: &Application, cluster: &Clus
             continue;
         };
         let assigned: Option<Vec<Placement>> = match val.get_ref() {
-            RawPlace::One(n) => node(&mut sink, n, &item, line).map(|id| vec![Placement { node: id, cpu: None }; targets.len()]),
+            RawPlace::One(n) => node(&mut sink, n, &item, line).map(|id| {
+                vec![
+                    Placement {
+                        node: id,
+                        cpu: None
+                    };
+                    targets.len()
+                ]
+            }),
             RawPlace::List(l) => nodes_of(&mut sink, l, &item, line).and_then(|ids| {
                 if ids.len() == targets.len() {
-                    Some(ids.into_iter().map(|id| Placement { node: id, cpu: None }).collect())
+                    Some(
+                        ids.into_iter()
+                            .map(|id| Placement {
+                                node: id,
+                                cpu: None,
+                            })
+                            .collect(),
+                    )
                 } else {
-                    sink.push(line, &item, format!("lists {} nodes for {} instances", ids.len(), targets.len()));
+                    sink.push(
+                        line,
+                        &item,
+                        format!("lists {} nodes for {} instances", ids.len(), targets.len()),
+                    );
                     None
                 }
             }),
             RawPlace::Block(b) => nodes_of(&mut sink, &b.nodes, &item, line).and_then(|ids| {
                 if b.per_node == 0 || ids.len() * b.per_node < targets.len() {
-                    sink.push(line, &item, format!("{} nodes x {} per node cannot hold {} instances", ids.len(), b.per_node, targets.len()));
+                    sink.push(
+                        line,
+                        &item,
+                        format!(
+                            "{} nodes x {} per node cannot hold {} instances",
+                            ids.len(),
+                            b.per_node,
+                            targets.len()
+                        ),
+                    );
                     None
                 } else {
-                    Some((0..targets.len()).map(|i| Placement { node: ids[i / b.per_node], cpu: None }).collect())
+                    Some(
+                        (0..targets.len())
+                            .map(|i| Placement {
+                                node: ids[i / b.per_node],
+                                cpu: None,
+                            })
+                            .collect(),
+                    )
                 }
             }),
             RawPlace::Cpu(c) => node(&mut sink, &c.node, &item, line).and_then(|id| {
                 if let Some(cpu) = c.cpu {
                     if cpu >= cluster.node(id).cpus {
-                        sink.push(line, &item, format!("cpu {cpu} does not exist on {} ({} CPUs, numbered from 0)", c.node, cluster.node(id).cpus));
+                        sink.push(
+                            line,
+                            &item,
+                            format!(
+                                "cpu {cpu} does not exist on {} ({} CPUs, numbered from 0)",
+                                c.node,
+                                cluster.node(id).cpus
+                            ),
+                        );
                         return None;
                     }
                     if targets.iter().any(|&o| !app.object(o).is_module()) {
@@ -135,7 +190,13 @@ pub fn mapping_from_str(src: &str, file: &str, app: &Application, cluster: &Clus
                         return None;
                     }
                 }
-                Some(vec![Placement { node: id, cpu: c.cpu }; targets.len()])
+                Some(vec![
+                    Placement {
+                        node: id,
+                        cpu: c.cpu
+                    };
+                    targets.len()
+                ])
             }),
         };
         if let Some(a) = assigned {
@@ -149,24 +210,41 @@ pub fn mapping_from_str(src: &str, file: &str, app: &Application, cluster: &Clus
         let item = format!("route {cname}");
         let Some(conn) = app.connections.iter().find(|c| &c.name == cname) else {
             let known: Vec<&str> = app.connections.iter().map(|c| c.name.as_str()).collect();
-            sink.push(ln(r.connection.span()), &item, format!("unknown connection \"{cname}\" (known: {})", known.join(", ")));
+            sink.push(
+                ln(r.connection.span()),
+                &item,
+                format!(
+                    "unknown connection \"{cname}\" (known: {})",
+                    known.join(", ")
+                ),
+            );
             continue;
         };
         let Some(net) = cluster.find_network(r.network.get_ref()) else {
-            sink.push(ln(r.network.span()), &item, format!("unknown network \"{}\"", r.network.get_ref()));
+            sink.push(
+                ln(r.network.span()),
+                &item,
+                format!("unknown network \"{}\"", r.network.get_ref()),
+            );
             continue;
         };
         let mut n = 0;
         for &e in &conn.edges {
             let (s, d) = app.graph.edge_endpoints(e).expect("edge");
-            if r.from.as_ref().is_some_and(|f| f != &app.object(s).name) || r.to.as_ref().is_some_and(|t| t != &app.object(d).name) {
+            if r.from.as_ref().is_some_and(|f| f != &app.object(s).name)
+                || r.to.as_ref().is_some_and(|t| t != &app.object(d).name)
+            {
                 continue;
             }
             pm.network[e.index()] = Some(net);
             n += 1;
         }
         if n == 0 {
-            sink.push(ln(r.connection.span()), &item, "from/to select no edge of this connection");
+            sink.push(
+                ln(r.connection.span()),
+                &item,
+                "from/to select no edge of this connection",
+            );
         }
     }
     sink.into_result(pm)
@@ -176,19 +254,37 @@ impl PartialMapping {
     /// Checks every object is placed and resolves every edge's route: local when both ends
     /// share a node; the given network; the only network both nodes share; unreachable when
     /// they share none. Two or more shared networks and no choice is an error, not a guess.
-    pub fn complete(&self, app: &Application, cluster: &Cluster, file: &str) -> Result<Mapping, InputErrors> {
+    pub fn complete(
+        &self,
+        app: &Application,
+        cluster: &Cluster,
+        file: &str,
+    ) -> Result<Mapping, InputErrors> {
         let mut sink = Sink::new(file);
         for g in &app.groups {
-            let missing: Vec<&str> = g.objects.iter().filter(|o| self.placement[o.index()].is_none()).map(|&o| app.object(o).name.as_str()).collect();
+            let missing: Vec<&str> = g
+                .objects
+                .iter()
+                .filter(|o| self.placement[o.index()].is_none())
+                .map(|&o| app.object(o).name.as_str())
+                .collect();
             if !missing.is_empty() {
                 let what = if g.is_module { "module" } else { "filter" };
-                sink.push(None, format!("{what} {}", g.name), format!("is not mapped: {} left without a node", missing.join(", ")));
+                sink.push(
+                    None,
+                    format!("{what} {}", g.name),
+                    format!("is not mapped: {} left without a node", missing.join(", ")),
+                );
             }
         }
         if !sink.is_empty() {
-            return sink.into_result(Mapping { placement: vec![], routes: vec![] });
+            return sink.into_result(Mapping {
+                placement: vec![],
+                routes: vec![],
+            });
         }
-        let placement: Vec<Placement> = self.placement.iter().map(|p| p.expect("checked")).collect();
+        let placement: Vec<Placement> =
+            self.placement.iter().map(|p| p.expect("checked")).collect();
         let mut routes = Vec::with_capacity(app.graph.edge_count());
         let mut ambiguous: BTreeMap<String, (usize, String)> = BTreeMap::new();
         for e in app.graph.edge_indices() {
@@ -205,8 +301,17 @@ impl PartialMapping {
                     1 => Route::Net(shared[0]),
                     _ => {
                         let cname = app.connections[app.graph[e].connection.ix()].name.clone();
-                        let names: Vec<&str> = shared.iter().map(|&n| cluster.network(n).name.as_str()).collect();
-                        let ex = format!("{} ({} and {} share {})", app.edge_name(e), cluster.node(ns).name, cluster.node(nd).name, names.join(", "));
+                        let names: Vec<&str> = shared
+                            .iter()
+                            .map(|&n| cluster.network(n).name.as_str())
+                            .collect();
+                        let ex = format!(
+                            "{} ({} and {} share {})",
+                            app.edge_name(e),
+                            cluster.node(ns).name,
+                            cluster.node(nd).name,
+                            names.join(", ")
+                        );
                         ambiguous.entry(cname).or_insert((0, ex)).0 += 1;
                         Route::Unreachable
                     }

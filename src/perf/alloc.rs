@@ -20,7 +20,13 @@ use super::{ModulePerf, Options, Schedule};
 use crate::model::{Cluster, Mapping, ObjectId};
 use std::collections::HashMap;
 
-pub(super) fn solve_schedule(sg: &SyncGraph, mapping: &Mapping, cluster: &Cluster, modules: &mut [ModulePerf], opts: &Options) -> Schedule {
+pub(super) fn solve_schedule(
+    sg: &SyncGraph,
+    mapping: &Mapping,
+    cluster: &Cluster,
+    modules: &mut [ModulePerf],
+    opts: &Options,
+) -> Schedule {
     let n = modules.len();
     // Modules grouped by node, in module order.
     let mut by_node: Vec<(u32, Vec<usize>)> = Vec::new();
@@ -34,7 +40,10 @@ pub(super) fn solve_schedule(sg: &SyncGraph, mapping: &Mapping, cluster: &Cluste
             by_node[k].1.push(i);
         }
     }
-    let pinned: Vec<Option<u32>> = modules.iter().map(|m| mapping.placement[m.object.index()].cpu).collect();
+    let pinned: Vec<Option<u32>> = modules
+        .iter()
+        .map(|m| mapping.placement[m.object.index()].cpu)
+        .collect();
     let mut tcexec: Vec<f64> = modules.iter().map(|m| m.texec).collect();
     let mut history: Vec<Vec<Vec<usize>>> = Vec::new();
     let mut tit;
@@ -58,12 +67,18 @@ pub(super) fn solve_schedule(sg: &SyncGraph, mapping: &Mapping, cluster: &Cluste
         if let Some(j) = history.iter().position(|h| h == &orders) {
             write_back(modules, &tcexec, &tit, &tio);
             let movers = changing_modules(&history[j..], modules);
-            return Schedule::Unstable { modules: movers, period: history.len() - j };
+            return Schedule::Unstable {
+                modules: movers,
+                period: history.len() - j,
+            };
         }
         if iterations >= opts.max_iterations {
             write_back(modules, &tcexec, &tit, &tio);
             let movers = changing_modules(&history, modules);
-            return Schedule::NoConvergence { modules: movers, iterations };
+            return Schedule::NoConvergence {
+                modules: movers,
+                iterations,
+            };
         }
         iterations += 1;
         for ((node, _), order) in by_node.iter().zip(&orders) {
@@ -92,7 +107,10 @@ fn io_times(sg: &SyncGraph, modules: &[ModulePerf], tit: &[f64]) -> Vec<f64> {
             if sg.inputs[i].is_empty() {
                 m.texec * (1.0 - m.ld)
             } else {
-                let wait = sg.inputs[i].iter().map(|x| x.ratio * tit[x.source]).fold(m.texec, f64::max);
+                let wait = sg.inputs[i]
+                    .iter()
+                    .map(|x| x.ratio * tit[x.source])
+                    .fold(m.texec, f64::max);
                 wait - m.texec * m.ld
             }
         })
@@ -100,7 +118,14 @@ fn io_times(sg: &SyncGraph, modules: &[ModulePerf], tit: &[f64]) -> Vec<f64> {
 }
 
 /// The published allocation algorithm on one node, with threads for synchronous cycles.
-fn allocate(order: &[usize], cpus: usize, sg: &SyncGraph, pinned: &[Option<u32>], modules: &mut [ModulePerf], tcexec: &mut [f64]) {
+fn allocate(
+    order: &[usize],
+    cpus: usize,
+    sg: &SyncGraph,
+    pinned: &[Option<u32>],
+    modules: &mut [ModulePerf],
+    tcexec: &mut [f64],
+) {
     // Thread of a module: its cycle, or itself.
     let thread = |m: usize| -> usize { sg.cycle_of[m].map(|c| usize::MAX - c).unwrap_or(m) };
     // contribution[(cpu, thread)] = largest LD_c of that thread's members on that cpu.
@@ -108,7 +133,9 @@ fn allocate(order: &[usize], cpus: usize, sg: &SyncGraph, pinned: &[Option<u32>]
     let mut cpuld = vec![0.0f64; cpus];
     for &m in order {
         let t = thread(m);
-        let seen = |cpu: usize, contrib: &HashMap<(usize, usize), f64>, cpuld: &[f64]| cpuld[cpu] - contrib.get(&(cpu, t)).copied().unwrap_or(0.0);
+        let seen = |cpu: usize, contrib: &HashMap<(usize, usize), f64>, cpuld: &[f64]| {
+            cpuld[cpu] - contrib.get(&(cpu, t)).copied().unwrap_or(0.0)
+        };
         let p = match pinned[m] {
             Some(c) => c as usize,
             None => {
@@ -131,7 +158,11 @@ fn allocate(order: &[usize], cpus: usize, sg: &SyncGraph, pinned: &[Option<u32>]
         }
         modules[m].cpu = p as u32;
         modules[m].ldc = ldc;
-        tcexec[m] = if ldc > 0.0 { modules[m].texec * ld / ldc } else { f64::INFINITY };
+        tcexec[m] = if ldc > 0.0 {
+            modules[m].texec * ld / ldc
+        } else {
+            f64::INFINITY
+        };
     }
 }
 

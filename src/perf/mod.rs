@@ -64,9 +64,15 @@ pub enum Schedule {
     Converged { iterations: usize },
     /// The orders came back to an earlier state: they oscillate with this period, and these
     /// modules change rank. The values reported are those of the last allocation.
-    Unstable { modules: Vec<ObjectId>, period: usize },
+    Unstable {
+        modules: Vec<ObjectId>,
+        period: usize,
+    },
     /// No repeat within the iteration limit.
-    NoConvergence { modules: Vec<ObjectId>, iterations: usize },
+    NoConvergence {
+        modules: Vec<ObjectId>,
+        iterations: usize,
+    },
 }
 
 /// A module whose node's processor type has no cost in the description.
@@ -99,7 +105,11 @@ pub struct Prediction {
 
 impl Prediction {
     pub fn module(&self, o: ObjectId) -> Option<&ModulePerf> {
-        self.module_of.get(o.index()).copied().flatten().map(|i| &self.modules[i])
+        self.module_of
+            .get(o.index())
+            .copied()
+            .flatten()
+            .map(|i| &self.modules[i])
     }
 }
 
@@ -112,12 +122,19 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_iterations: 200 }
+        Options {
+            max_iterations: 200,
+        }
     }
 }
 
 /// Runs the model. Fails only when a module's costs are not given for its node's processor type.
-pub fn predict(app: &Application, cluster: &Cluster, mapping: &Mapping, opts: &Options) -> Result<Prediction, Vec<MissingCost>> {
+pub fn predict(
+    app: &Application,
+    cluster: &Cluster,
+    mapping: &Mapping,
+    opts: &Options,
+) -> Result<Prediction, Vec<MissingCost>> {
     // Costs on the mapped node's processor type.
     let mut modules = Vec::new();
     let mut module_of = vec![None; app.graph.node_count()];
@@ -129,9 +146,22 @@ pub fn predict(app: &Application, cluster: &Cluster, mapping: &Mapping, opts: &O
         match (c.texec.on(&node.processor), c.load.on(&node.processor)) {
             (Some(texec), Some(ld)) => {
                 module_of[o.index()] = Some(modules.len());
-                modules.push(ModulePerf { object: o, node: p.node, cpu: p.cpu.unwrap_or(0), texec, ld, tio: 0.0, ldc: ld, tcexec: texec, tit: texec });
+                modules.push(ModulePerf {
+                    object: o,
+                    node: p.node,
+                    cpu: p.cpu.unwrap_or(0),
+                    texec,
+                    ld,
+                    tio: 0.0,
+                    ldc: ld,
+                    tcexec: texec,
+                    tit: texec,
+                });
             }
-            _ => missing.push(MissingCost { object: o, node: p.node }),
+            _ => missing.push(MissingCost {
+                object: o,
+                node: p.node,
+            }),
         }
     }
     if !missing.is_empty() {
@@ -144,8 +174,16 @@ pub fn predict(app: &Application, cluster: &Cluster, mapping: &Mapping, opts: &O
     let links = network::links(app, cluster, mapping, &edge_rate);
     Ok(Prediction {
         sync_inputs: sg.inputs.clone(),
-        cycles: sg.cycles.iter().map(|c| c.iter().map(|&i| modules[i].object).collect()).collect(),
-        approximate_cycles: sg.approximate.iter().map(|&c| sg.cycles[c].iter().map(|&i| modules[i].object).collect()).collect(),
+        cycles: sg
+            .cycles
+            .iter()
+            .map(|c| c.iter().map(|&i| modules[i].object).collect())
+            .collect(),
+        approximate_cycles: sg
+            .approximate
+            .iter()
+            .map(|&c| sg.cycles[c].iter().map(|&i| modules[i].object).collect())
+            .collect(),
         modules,
         module_of,
         frequency,
@@ -157,7 +195,12 @@ pub fn predict(app: &Application, cluster: &Cluster, mapping: &Mapping, opts: &O
 
 /// Communication time of one message on an edge (the term Vol/BW + L of eq 5 and 11); zero
 /// for local or unreachable edges.
-pub fn comm_time(app: &Application, cluster: &Cluster, mapping: &Mapping, e: crate::model::EdgeId) -> f64 {
+pub fn comm_time(
+    app: &Application,
+    cluster: &Cluster,
+    mapping: &Mapping,
+    e: crate::model::EdgeId,
+) -> f64 {
     match mapping.route(e) {
         crate::model::Route::Net(n) => {
             let net = cluster.network(n);

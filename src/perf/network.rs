@@ -6,7 +6,9 @@
 //! greedy filter, which sends when its destination asks: F(dest(e)).
 
 use super::ModulePerf;
-use crate::model::{Application, Cluster, EdgeId, FilterKind, Mapping, NetworkId, NodeId, ObjectId, Route};
+use crate::model::{
+    Application, Cluster, EdgeId, FilterKind, Mapping, NetworkId, NodeId, ObjectId, Route,
+};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 use std::collections::BTreeMap;
@@ -26,7 +28,11 @@ pub struct LinkUse {
     pub recv_edges: Vec<EdgeId>,
 }
 
-pub(super) fn frequencies(app: &Application, modules: &[ModulePerf], module_of: &[Option<usize>]) -> Vec<f64> {
+pub(super) fn frequencies(
+    app: &Application,
+    modules: &[ModulePerf],
+    module_of: &[Option<usize>],
+) -> Vec<f64> {
     let n = app.graph.node_count();
     let mut f: Vec<Option<f64>> = vec![None; n];
     for (o, mi) in module_of.iter().enumerate() {
@@ -41,7 +47,12 @@ pub(super) fn frequencies(app: &Application, modules: &[ModulePerf], module_of: 
     f.into_iter().map(|x| x.unwrap_or(0.0)).collect()
 }
 
-fn filter_freq(app: &Application, o: ObjectId, f: &mut Vec<Option<f64>>, visiting: &mut Vec<bool>) -> f64 {
+fn filter_freq(
+    app: &Application,
+    o: ObjectId,
+    f: &mut Vec<Option<f64>>,
+    visiting: &mut Vec<bool>,
+) -> f64 {
     if let Some(v) = f[o.index()] {
         return v;
     }
@@ -49,15 +60,32 @@ fn filter_freq(app: &Application, o: ObjectId, f: &mut Vec<Option<f64>>, visitin
         return 0.0; // a filter-only cycle, rejected when the application was read
     }
     visiting[o.index()] = true;
-    let kind = app.object(o).filter().expect("modules have frequencies already");
+    let kind = app
+        .object(o)
+        .filter()
+        .expect("modules have frequencies already");
     let v = match kind {
         FilterKind::Greedy => {
-            let dests: Vec<ObjectId> = app.graph.edges_directed(o, Direction::Outgoing).map(|e| e.target()).collect();
-            dests.into_iter().map(|d| filter_freq(app, d, f, visiting)).fold(0.0, f64::max)
+            let dests: Vec<ObjectId> = app
+                .graph
+                .edges_directed(o, Direction::Outgoing)
+                .map(|e| e.target())
+                .collect();
+            dests
+                .into_iter()
+                .map(|d| filter_freq(app, d, f, visiting))
+                .fold(0.0, f64::max)
         }
         k => {
-            let srcs: Vec<ObjectId> = app.graph.edges_directed(o, Direction::Incoming).map(|e| e.source()).collect();
-            let m = srcs.into_iter().map(|s| filter_freq(app, s, f, visiting)).fold(f64::INFINITY, f64::min);
+            let srcs: Vec<ObjectId> = app
+                .graph
+                .edges_directed(o, Direction::Incoming)
+                .map(|e| e.source())
+                .collect();
+            let m = srcs
+                .into_iter()
+                .map(|s| filter_freq(app, s, f, visiting))
+                .fold(f64::INFINITY, f64::min);
             if m.is_finite() {
                 m / k.ratio() as f64
             } else {
@@ -84,13 +112,28 @@ pub(super) fn edge_rates(app: &Application, freq: &[f64]) -> Vec<f64> {
 }
 
 /// eq 9 and 10 for every (node, network) pair with traffic.
-pub(super) fn links(app: &Application, cluster: &Cluster, mapping: &Mapping, rate: &[f64]) -> Vec<LinkUse> {
+pub(super) fn links(
+    app: &Application,
+    cluster: &Cluster,
+    mapping: &Mapping,
+    rate: &[f64],
+) -> Vec<LinkUse> {
     let mut map: BTreeMap<(NodeId, NetworkId), LinkUse> = BTreeMap::new();
     for e in app.graph.edge_references() {
-        let Route::Net(net) = mapping.route(e.id()) else { continue };
+        let Route::Net(net) = mapping.route(e.id()) else {
+            continue;
+        };
         let bw = e.weight().volume * rate[e.id().index()];
         let cap = cluster.network(net).bandwidth;
-        let blank = |node| LinkUse { node, network: net, send: 0.0, recv: 0.0, capacity: cap, send_edges: vec![], recv_edges: vec![] };
+        let blank = |node| LinkUse {
+            node,
+            network: net,
+            send: 0.0,
+            recv: 0.0,
+            capacity: cap,
+            send_edges: vec![],
+            recv_edges: vec![],
+        };
         let s = mapping.node_of(e.source());
         let d = mapping.node_of(e.target());
         let ls = map.entry((s, net)).or_insert_with(|| blank(s));
@@ -105,7 +148,14 @@ pub(super) fn links(app: &Application, cluster: &Cluster, mapping: &Mapping, rat
 
 /// L(P), eq 11: T_it of every module on the path plus Vol/BW + L of every non-local edge
 /// between consecutive objects (the slowest, if several edges join them).
-pub fn path_latency(app: &Application, cluster: &Cluster, mapping: &Mapping, modules: &[ModulePerf], module_of: &[Option<usize>], path: &[ObjectId]) -> f64 {
+pub fn path_latency(
+    app: &Application,
+    cluster: &Cluster,
+    mapping: &Mapping,
+    modules: &[ModulePerf],
+    module_of: &[Option<usize>],
+    path: &[ObjectId],
+) -> f64 {
     let mut l = 0.0;
     for &o in path {
         if let Some(i) = module_of[o.index()] {

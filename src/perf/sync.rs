@@ -40,7 +40,13 @@ pub(super) struct SyncGraph {
 const ENUMERATION_BUDGET: usize = 200_000;
 
 impl SyncGraph {
-    pub fn build(app: &Application, cluster: &Cluster, mapping: &Mapping, module_of: &[Option<usize>], n: usize) -> SyncGraph {
+    pub fn build(
+        app: &Application,
+        cluster: &Cluster,
+        mapping: &Mapping,
+        module_of: &[Option<usize>],
+        n: usize,
+    ) -> SyncGraph {
         let g = &app.graph;
         let mut inputs: Vec<Vec<SyncInput>> = vec![Vec::new(); n];
         for m in app.modules() {
@@ -68,7 +74,11 @@ impl SyncGraph {
                                     x.ratio = x.ratio.max(ratio);
                                     x.comm = x.comm.max(c);
                                 }
-                                None => inputs[mi].push(SyncInput { source: si, ratio, comm: c }),
+                                None => inputs[mi].push(SyncInput {
+                                    source: si,
+                                    ratio,
+                                    comm: c,
+                                }),
                             }
                         }
                         Some(FilterKind::Greedy) => {}
@@ -84,7 +94,11 @@ impl SyncGraph {
         }
         for (m, ins) in inputs.iter().enumerate() {
             for x in ins {
-                dg.add_edge(petgraph::graph::NodeIndex::new(x.source), petgraph::graph::NodeIndex::new(m), ());
+                dg.add_edge(
+                    petgraph::graph::NodeIndex::new(x.source),
+                    petgraph::graph::NodeIndex::new(m),
+                    (),
+                );
             }
         }
         let mut sccs = petgraph::algo::tarjan_scc(&dg);
@@ -97,7 +111,8 @@ impl SyncGraph {
         for scc in sccs {
             let mut members: Vec<usize> = scc.iter().map(|x| x.index()).collect();
             members.sort();
-            let self_loop = members.len() == 1 && inputs[members[0]].iter().any(|x| x.source == members[0]);
+            let self_loop =
+                members.len() == 1 && inputs[members[0]].iter().any(|x| x.source == members[0]);
             if members.len() > 1 || self_loop {
                 let id = cycles.len();
                 for &m in &members {
@@ -112,7 +127,14 @@ impl SyncGraph {
             }
             order.push(members);
         }
-        SyncGraph { inputs, order, cycle_of, cycles, elementary, approximate }
+        SyncGraph {
+            inputs,
+            order,
+            cycle_of,
+            cycles,
+            elementary,
+            approximate,
+        }
     }
 
     /// T_it of every module from T_cexec (eq 3, 4, 5), in topological order of components.
@@ -136,9 +158,21 @@ impl SyncGraph {
                 // eq 5: the slowest elementary cycle: members' T_cexec plus non-local transfers.
                 let c = self.cycle_of[comp[0]].expect("cycle");
                 let round = if self.approximate.contains(&c) {
-                    comp.iter().map(|&m| tcexec[m] + self.inputs[m].iter().filter(|x| inside(x.source)).map(|x| x.comm).fold(0.0, f64::max)).sum()
+                    comp.iter()
+                        .map(|&m| {
+                            tcexec[m]
+                                + self.inputs[m]
+                                    .iter()
+                                    .filter(|x| inside(x.source))
+                                    .map(|x| x.comm)
+                                    .fold(0.0, f64::max)
+                        })
+                        .sum()
                 } else {
-                    self.elementary[c].iter().map(|cy| cycle_weight(cy, tcexec, &self.inputs)).fold(0.0, f64::max)
+                    self.elementary[c]
+                        .iter()
+                        .map(|cy| cycle_weight(cy, tcexec, &self.inputs))
+                        .fold(0.0, f64::max)
                 };
                 ext.max(round)
             };
@@ -156,7 +190,11 @@ fn cycle_weight(cy: &[usize], tcexec: &[f64], inputs: &[Vec<SyncInput>]) -> f64 
     for (k, &m) in cy.iter().enumerate() {
         let prev = cy[(k + cy.len() - 1) % cy.len()];
         w += tcexec[m];
-        w += inputs[m].iter().find(|x| x.source == prev).map(|x| x.comm).unwrap_or(0.0);
+        w += inputs[m]
+            .iter()
+            .find(|x| x.source == prev)
+            .map(|x| x.comm)
+            .unwrap_or(0.0);
     }
     w
 }
@@ -165,7 +203,13 @@ fn cycle_weight(cy: &[usize], tcexec: &[f64], inputs: &[Vec<SyncInput>]) -> f64 
 /// Returns false when the enumeration budget ran out.
 fn elementary_cycles(members: &[usize], inputs: &[Vec<SyncInput>]) -> (Vec<Vec<usize>>, bool) {
     // successors within the component
-    let succ = |a: usize| -> Vec<usize> { members.iter().copied().filter(|&b| inputs[b].iter().any(|x| x.source == a)).collect() };
+    let succ = |a: usize| -> Vec<usize> {
+        members
+            .iter()
+            .copied()
+            .filter(|&b| inputs[b].iter().any(|x| x.source == a))
+            .collect()
+    };
     let succs: Vec<(usize, Vec<usize>)> = members.iter().map(|&a| (a, succ(a))).collect();
     let succ_of = |a: usize| &succs.iter().find(|(x, _)| *x == a).expect("member").1;
     let mut out = Vec::new();

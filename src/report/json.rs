@@ -36,7 +36,11 @@ pub fn check_json(app: &Application, cluster: &Cluster, mapping: &Mapping, r: &R
                 "load": num(m.iteration_load()),
             }));
         }
-        for o in app.graph.node_indices().filter(|&o| !app.object(o).is_module()) {
+        for o in app
+            .graph
+            .node_indices()
+            .filter(|&o| !app.object(o).is_module())
+        {
             filters.push(json!({
                 "name": app.object(o).name,
                 "kind": app.object(o).filter().map(|k| k.name()),
@@ -54,9 +58,13 @@ pub fn check_json(app: &Application, cluster: &Cluster, mapping: &Mapping, r: &R
             }));
         }
         schedule = match &p.schedule {
-            Schedule::Converged { iterations } => json!({"status": "converged", "iterations": iterations}),
+            Schedule::Converged { iterations } => {
+                json!({"status": "converged", "iterations": iterations})
+            }
             Schedule::Unstable { period, .. } => json!({"status": "unstable", "period": period}),
-            Schedule::NoConvergence { iterations, .. } => json!({"status": "no-convergence", "iterations": iterations}),
+            Schedule::NoConvergence { iterations, .. } => {
+                json!({"status": "no-convergence", "iterations": iterations})
+            }
         };
     }
     let diagnostics: Vec<Value> = r
@@ -64,7 +72,11 @@ pub fn check_json(app: &Application, cluster: &Cluster, mapping: &Mapping, r: &R
         .iter()
         .map(|d| json!({"kind": d.kind.name(), "severity": if d.kind.is_error() {"error"} else {"warning"}, "message": d.message, "subjects": d.subjects}))
         .collect();
-    let paths: Vec<Value> = r.path_latencies.iter().map(|(n, l)| json!({"name": n, "latency_ms": num(l * 1e3)})).collect();
+    let paths: Vec<Value> = r
+        .path_latencies
+        .iter()
+        .map(|(n, l)| json!({"name": n, "latency_ms": num(l * 1e3)}))
+        .collect();
     json!({
         "verdict": if r.verdict == Verdict::Sound { "sound" } else { "unsound" },
         "application": app.name,

@@ -16,7 +16,8 @@ fn f(x: f64, digits: usize) -> String {
 
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED).set_header(header.to_vec());
+    t.load_preset(UTF8_FULL_CONDENSED)
+        .set_header(header.to_vec());
     t
 }
 
@@ -32,7 +33,19 @@ pub fn check_text(app: &Application, cluster: &Cluster, mapping: &Mapping, r: &R
     let mut out = String::new();
     let _ = writeln!(out, "{} on {}", app.name, cluster.name);
     if let Some(p) = &r.prediction {
-        let mut t = table(&["module", "node", "cpu", "LD", "Texec ms", "T_I/O ms", "LDc", "Tcexec ms", "Tit ms", "F Hz", "load"]);
+        let mut t = table(&[
+            "module",
+            "node",
+            "cpu",
+            "LD",
+            "Texec ms",
+            "T_I/O ms",
+            "LDc",
+            "Tcexec ms",
+            "Tit ms",
+            "F Hz",
+            "load",
+        ]);
         for m in &p.modules {
             t.add_row(vec![
                 app.object(m.object).name.clone(),
@@ -49,12 +62,28 @@ pub fn check_text(app: &Application, cluster: &Cluster, mapping: &Mapping, r: &R
             ]);
         }
         right(&mut t, 2);
-        let _ = writeln!(out, "\nModules (load = LD x Texec / Tit, the load over an iteration)\n{t}");
-        let filters: Vec<_> = app.graph.node_indices().filter(|&o| !app.object(o).is_module()).collect();
+        let _ = writeln!(
+            out,
+            "\nModules (load = LD x Texec / Tit, the load over an iteration)\n{t}"
+        );
+        let filters: Vec<_> = app
+            .graph
+            .node_indices()
+            .filter(|&o| !app.object(o).is_module())
+            .collect();
         if !filters.is_empty() {
             let mut t = table(&["filter", "kind", "node", "F Hz"]);
             for o in filters {
-                t.add_row(vec![app.object(o).name.clone(), app.object(o).filter().map(|k| k.name()).unwrap_or("").to_string(), cluster.node(mapping.node_of(o)).name.clone(), f(p.frequency[o.index()], 2)]);
+                t.add_row(vec![
+                    app.object(o).name.clone(),
+                    app.object(o)
+                        .filter()
+                        .map(|k| k.name())
+                        .unwrap_or("")
+                        .to_string(),
+                    cluster.node(mapping.node_of(o)).name.clone(),
+                    f(p.frequency[o.index()], 2),
+                ]);
             }
             right(&mut t, 3);
             let _ = writeln!(out, "\nFilters\n{t}");
@@ -62,7 +91,13 @@ pub fn check_text(app: &Application, cluster: &Cluster, mapping: &Mapping, r: &R
         if !p.links.is_empty() {
             let mut t = table(&["node", "network", "send MB/s", "recv MB/s", "capacity MB/s"]);
             for l in &p.links {
-                t.add_row(vec![cluster.node(l.node).name.clone(), cluster.network(l.network).name.clone(), f(l.send / 1e6, 3), f(l.recv / 1e6, 3), f(l.capacity / 1e6, 1)]);
+                t.add_row(vec![
+                    cluster.node(l.node).name.clone(),
+                    cluster.network(l.network).name.clone(),
+                    f(l.send / 1e6, 3),
+                    f(l.recv / 1e6, 3),
+                    f(l.capacity / 1e6, 1),
+                ]);
             }
             right(&mut t, 2);
             let _ = writeln!(out, "\nLinks (eq 9-10, each way)\n{t}");
@@ -72,10 +107,16 @@ pub fn check_text(app: &Application, cluster: &Cluster, mapping: &Mapping, r: &R
         }
         match &p.schedule {
             Schedule::Converged { iterations } => {
-                let _ = writeln!(out, "\nSchedule: converged after {iterations} allocation round(s)");
+                let _ = writeln!(
+                    out,
+                    "\nSchedule: converged after {iterations} allocation round(s)"
+                );
             }
             Schedule::Unstable { period, .. } => {
-                let _ = writeln!(out, "\nSchedule: UNSTABLE (orders oscillate with period {period})");
+                let _ = writeln!(
+                    out,
+                    "\nSchedule: UNSTABLE (orders oscillate with period {period})"
+                );
             }
             Schedule::NoConvergence { iterations, .. } => {
                 let _ = writeln!(out, "\nSchedule: did not settle in {iterations} rounds");
@@ -87,10 +128,22 @@ pub fn check_text(app: &Application, cluster: &Cluster, mapping: &Mapping, r: &R
     } else {
         let _ = writeln!(out, "\nDiagnostics");
         for d in &r.diagnostics {
-            let sev = if d.kind.is_error() { "error" } else { "warning" };
+            let sev = if d.kind.is_error() {
+                "error"
+            } else {
+                "warning"
+            };
             let _ = writeln!(out, "  {sev} [{}] {}", d.kind.name(), d.message);
         }
     }
-    let _ = writeln!(out, "\nVerdict: {}", if r.verdict == Verdict::Sound { "sound" } else { "UNSOUND" });
+    let _ = writeln!(
+        out,
+        "\nVerdict: {}",
+        if r.verdict == Verdict::Sound {
+            "sound"
+        } else {
+            "UNSOUND"
+        }
+    );
     out
 }

@@ -1,1 +1,9 @@
+//! The one integration-test binary. Every expected number is computed by hand in the test,
+//! taken from the papers' tables, or obtained by a second method; see each test's comments.
 
+mod bad_input;
+mod cli;
+mod hand;
+mod paper;
+mod robustness;
+mod support;

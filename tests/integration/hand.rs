@@ -1,0 +1,499 @@
+//! Hand calculations: each test writes out the arithmetic behind its expected numbers.
+
+use crate::assert_close;
+use crate::support::*;
+use flowmap::perf::Schedule;
+use flowmap::verify::Kind;
+
+#[test]
+fn predecessors_compete_on_one_node() {
+    // Three unsynchronised modules on a 2-CPU node.
+    // eq 6: T_I/O a = 10 x 0.2 = 2, b = 20 x 0.5 = 10, c = 30 x 0.4 = 12 -> order c, b, a.
+    // c -> cpu0: LD_c 0.6; b -> cpu1: LD_c 0.5; a -> cpu1 (0.5 < 0.6): LD_c = 0.5 x 0.8 = 0.4,
+    // T_cexec(a) = 10 x 0.8 / 0.4 = 20 ms = T_it(a) (eq 3).
+    let app = r#"
+[[modules]]
+name = "a"
+texec = "10 ms"
+load = 0.8
+[[modules]]
+name = "b"
+texec = "20 ms"
+load = 0.5
+[[modules]]
+name = "c"
+texec = "30 ms"
+load = "60 %"
+"#;
+    let r = run(
+        app,
+        &simple_cluster(&[("n1", 2)], "100 MB/s", "0 ms"),
+        "[place]\na = \"n1\"\nb = \"n1\"\nc = \"n1\"\n",
+    );
+    assert_eq!((r.m("c").cpu, r.m("b").cpu, r.m("a").cpu), (0, 1, 1));
+    assert_close!(r.ldc("a"), 0.4, 1e-12);
+    assert_close!(r.tcexec("a"), 20.0, 1e-9);
+    assert_close!(r.tit("a"), 20.0, 1e-9);
+    assert_close!(r.tcexec("b"), 20.0, 1e-9);
+    assert_close!(r.tcexec("c"), 30.0, 1e-9);
+    assert!(r.sound());
+}
+
+#[test]
+fn slow_consumer_overflows_its_fifo() {
+    // src: 10 ms alone on n1 -> T_it 10. dst: T_exec 15 ms > 10 -> buffer overflow (dst, src).
+    let app = r#"
+[[modules]]
+name = "src"
+texec = "10 ms"
+load = 1.0
+[[modules]]
+name = "dst"
+texec = "15 ms"
+load = 1.0
+[[connections]]
+from = "src"
+to = "dst"
+volume = "1 kB"
+"#;
+    let r = run(
+        app,
+        &simple_cluster(&[("n1", 1), ("n2", 1)], "100 MB/s", "0 ms"),
+        "[place]\nsrc = \"n1\"\ndst = \"n2\"\n",
+    );
+    assert_eq!(r.kinds(), vec![Kind::BufferOverflow]);
+    assert_eq!(r.report.diagnostics[0].subjects, vec!["dst", "src"]);
+    assert!(
+        r.report.diagnostics[0].message.contains("15 ms")
+            && r.report.diagnostics[0].message.contains("10 ms")
+    );
+    // eq 4 still gives T_it(dst) = max(10, 15) = 15.
+    assert_close!(r.tit("dst"), 15.0, 1e-9);
+}
+
+#[test]
+fn outgoing_traffic_above_bandwidth_is_contention() {
+    // src: T_it 100 ms -> 10 Hz. Two 6 MB messages per iteration to n2 and n3 over "net":
+    // bw_s(n1, net) = 2 x 6 MB x 10 Hz = 120 MB/s > 100 MB/s (eq 9). Each receiver gets 60 MB/s.
+    let app = r#"
+[[modules]]
+name = "src"
+texec = "100 ms"
+load = 1.0
+[[modules]]
+name = "d"
+instances = 2
+texec = "10 ms"
+load = 1.0
+[[connections]]
+name = "feed"
+from = "src"
+to = "d"
+pattern = "all-to-all"
+volume = "6 MB"
+"#;
+    let r = run(
+        app,
+        &simple_cluster(&[("n1", 1), ("n2", 1), ("n3", 1)], "100 MB/s", "0 ms"),
+        "[place]\nsrc = \"n1\"\nd = [\"n2\", \"n3\"]\n",
+    );
+    assert_eq!(r.kinds(), vec![Kind::NetworkContention]);
+    let d = &r.report.diagnostics[0];
+    assert_eq!(d.subjects, vec!["n1", "net", "feed"]);
+    assert!(d.message.contains("sends 120.000 MB/s"), "{}", d.message);
+    assert!(d.message.contains("feed 120.000 MB/s"), "{}", d.message);
+    let links = &r.report.prediction.as_ref().unwrap().links;
+    let n2 = links
+        .iter()
+        .find(|l| r.cluster.node(l.node).name == "n2")
+        .unwrap();
+    assert_close!(n2.recv, 60e6, 1e-3);
+}
+
+#[test]
+fn receiving_above_bandwidth_is_contention_too() {
+    // Two senders at 10 Hz x 6 MB into one node: bw_r = 120 MB/s > 100 MB/s (eq 10).
+    let app = r#"
+[[modules]]
+name = "s"
+instances = 2
+texec = "100 ms"
+load = 1.0
+[[modules]]
+name = "sink"
+texec = "10 ms"
+load = 1.0
+[[connections]]
+from = "s"
+to = "sink"
+pattern = "all-to-all"
+volume = "6 MB"
+"#;
+    let r = run(
+        app,
+        &simple_cluster(&[("n1", 1), ("n2", 1), ("n3", 1)], "100 MB/s", "0 ms"),
+        "[place]\ns = [\"n1\", \"n2\"]\nsink = \"n3\"\n",
+    );
+    assert_eq!(r.kinds(), vec![Kind::NetworkContention]);
+    assert!(r.report.diagnostics[0]
+        .message
+        .contains("n3 receives 120.000 MB/s"));
+}
+
+const FILTERS: &str = r#"
+[[modules]]
+name = "src"
+texec = "50 ms"
+load = 1.0
+[[modules]]
+name = "a"
+texec = "10 ms"
+load = 1.0
+[[modules]]
+name = "b"
+texec = "20 ms"
+load = 1.0
+[[modules]]
+name = "fast"
+texec = "25 ms"
+load = 1.0
+[[filters]]
+name = "bc"
+kind = "broadcast"
+[[filters]]
+name = "g"
+kind = "greedy"
+[[connections]]
+from = "src"
+to = "bc"
+volume = "1 MB"
+[[connections]]
+from = "bc"
+to = "a"
+volume = "1 MB"
+[[connections]]
+from = "bc"
+to = "b"
+volume = "1 MB"
+[[connections]]
+from = "src"
+to = "g"
+volume = "2 MB"
+[[connections]]
+from = "g"
+to = "fast"
+volume = "2 MB"
+"#;
+
+#[test]
+fn broadcast_and_greedy_filter_frequencies() {
+    // Broadcast: F(bc) = F(src) = 1 / 50 ms = 20 Hz; a and b wait for it: T_it = 50 ms.
+    // Greedy: F(g) = F(fast) = 1 / 25 ms = 40 Hz; fast does not wait: T_it = 25 ms.
+    // Traffic: g on n1 with src, fast on n2: g -> fast carries 2 MB x 40 Hz = 80 MB/s;
+    // bc on n1, a and b on n2: 2 x 1 MB x 20 Hz = 40 MB/s. n1 sends 120 MB/s in all.
+    let cluster = simple_cluster(&[("n1", 2), ("n2", 4)], "1000 MB/s", "0 ms");
+    let r = run(
+        FILTERS,
+        &cluster,
+        "[place]\nsrc = \"n1\"\nbc = \"n1\"\ng = \"n1\"\na = \"n2\"\nb = \"n2\"\nfast = \"n2\"\n",
+    );
+    assert_close!(r.freq("bc"), 20.0, 1e-9);
+    assert_close!(r.freq("g"), 40.0, 1e-9);
+    assert_close!(r.tit("a"), 50.0, 1e-9);
+    assert_close!(r.tit("b"), 50.0, 1e-9);
+    assert_close!(r.tit("fast"), 25.0, 1e-9);
+    let l = &r.report.prediction.as_ref().unwrap().links;
+    assert_eq!(l.len(), 2);
+    assert_close!(l[0].send, 120e6, 1e-3);
+    assert_close!(l[1].recv, 120e6, 1e-3);
+    assert!(r.sound());
+}
+
+#[test]
+fn greedy_filter_placed_at_the_receiver_carries_the_source_rate() {
+    // Same application, g on n2 with fast: the network carries src -> g at F(src) = 20 Hz:
+    // 2 MB x 20 = 40 MB/s, plus the broadcast's 40 MB/s: 80 MB/s.
+    let cluster = simple_cluster(&[("n1", 2), ("n2", 4)], "1000 MB/s", "0 ms");
+    let r = run(
+        FILTERS,
+        &cluster,
+        "[place]\nsrc = \"n1\"\nbc = \"n1\"\ng = \"n2\"\na = \"n2\"\nb = \"n2\"\nfast = \"n2\"\n",
+    );
+    let l = &r.report.prediction.as_ref().unwrap().links;
+    assert_close!(l[0].send, 80e6, 1e-3);
+}
+
+const GATHER: &str = r#"
+[parameters]
+encoder_ms = 100
+[[modules]]
+name = "camera"
+texec = "40 ms"
+load = 0.5
+[[modules]]
+name = "encoder"
+texec = "encoder_ms ms"
+load = 1.0
+[[filters]]
+name = "gop"
+kind = "gather"
+ratio = 12
+[[connections]]
+from = "camera"
+to = "gop"
+volume = "1 MB"
+[[connections]]
+from = "gop"
+to = "encoder"
+volume = "12 MB"
+"#;
+
+#[test]
+fn gather_twelve_to_one() {
+    // One group of pictures per 12 frames: F(gop) = F(camera) / 12 = 25 Hz / 12 = 2.0833 Hz.
+    // The encoder waits for 12 camera iterations: T_it = max(12 x 40, 100) = 480 ms.
+    // Traffic gop (n1) -> encoder (n2): 12 MB x 2.0833 Hz = 25 MB/s.
+    let cluster = simple_cluster(&[("n1", 1), ("n2", 1)], "100 MB/s", "0 ms");
+    let r = run(
+        GATHER,
+        &cluster,
+        "[place]\ncamera = \"n1\"\ngop = \"n1\"\nencoder = \"n2\"\n",
+    );
+    assert_close!(r.freq("gop"), 25.0 / 12.0, 1e-9);
+    assert_close!(r.tit("encoder"), 480.0, 1e-9);
+    assert_close!(
+        r.report.prediction.as_ref().unwrap().links[0].send,
+        25e6,
+        1e-3
+    );
+    assert!(r.sound());
+    // An encoder slower than 12 frames (500 ms > 480 ms) overflows.
+    let app = parse_set(GATHER, "encoder_ms", 500.0);
+    let r = run(
+        &app,
+        &cluster,
+        "[place]\ncamera = \"n1\"\ngop = \"n1\"\nencoder = \"n2\"\n",
+    );
+    assert_eq!(r.kinds(), vec![Kind::BufferOverflow]);
+}
+
+fn parse_set(src: &str, name: &str, v: f64) -> String {
+    src.replace(&format!("{name} = 100"), &format!("{name} = {v}"))
+}
+
+#[test]
+fn path_latency_eq11() {
+    // a (n1, 30 ms) -> b (n2, 20 ms) -> c (n2, 10 ms), FIFO, 1 MB per message on 100 MB/s with
+    // L = 0.5 ms. eq 4: T_it = 30 ms for all three (a is the slowest, no overflow).
+    // eq 11: L(P) = 30 + 30 + 30 + (1 MB / 100 MB/s + 0.5 ms = 10.5 ms for a -> b; b -> c is local)
+    //      = 100.5 ms.
+    let app = r#"
+[[modules]]
+name = "a"
+texec = "30 ms"
+load = 1.0
+[[modules]]
+name = "b"
+texec = "20 ms"
+load = 1.0
+[[modules]]
+name = "c"
+texec = "10 ms"
+load = 1.0
+[[connections]]
+from = "a"
+to = "b"
+volume = "1 MB"
+[[connections]]
+from = "b"
+to = "c"
+volume = "1 MB"
+[[requirements]]
+name = "interactive"
+path = ["a", "b", "c"]
+max_latency = "100 ms"
+"#;
+    let r = run(
+        app,
+        &simple_cluster(&[("n1", 1), ("n2", 2)], "100 MB/s", "0.5 ms"),
+        "[place]\na = \"n1\"\nb = \"n2\"\nc = \"n2\"\n",
+    );
+    assert_close!(r.report.path_latencies[0].1 * 1e3, 100.5, 1e-9);
+    assert_eq!(r.kinds(), vec![Kind::Requirement]);
+    let relaxed = app.replace("max_latency = \"100 ms\"", "max_latency = \"101 ms\"");
+    let r = run(
+        &relaxed,
+        &simple_cluster(&[("n1", 1), ("n2", 2)], "100 MB/s", "0.5 ms"),
+        "[place]\na = \"n1\"\nb = \"n2\"\nc = \"n2\"\n",
+    );
+    assert!(r.sound());
+}
+
+#[test]
+fn minimum_frequency_requirement() {
+    // 57 ms -> 17.54 Hz < 18 Hz required.
+    let app = "[[modules]]\nname = \"r\"\ntexec = \"57 ms\"\nload = 0.97\n[[requirements]]\nmodule = \"r\"\nmin_frequency = \"18 Hz\"\n";
+    let r = run(
+        app,
+        &simple_cluster(&[("n1", 1)], "100 MB/s", "0 ms"),
+        "[place]\nr = \"n1\"\n",
+    );
+    assert_eq!(r.kinds(), vec![Kind::Requirement]);
+    let ok = app.replace("18 Hz", "17.5 Hz");
+    assert!(run(
+        &ok,
+        &simple_cluster(&[("n1", 1)], "100 MB/s", "0 ms"),
+        "[place]\nr = \"n1\"\n"
+    )
+    .sound());
+}
+
+const MIXED: &str = r#"
+[[modules]]
+name = "p"
+texec = "40 ms"
+load = 0.5
+[[modules]]
+name = "c1"
+texec = "10 ms"
+load = 0.9
+[[modules]]
+name = "c2"
+texec = "12 ms"
+load = 1.0
+[[connections]]
+from = "c1"
+to = "c2"
+volume = "0 B"
+[[connections]]
+from = "c2"
+to = "c1"
+volume = "0 B"
+"#;
+
+#[test]
+fn mixed_cycle_that_oscillates() {
+    // p (predecessor) and c1 share the single CPU of n1; c1 and c2 form a synchronous cycle
+    // (c2 alone on n2; messages are empty and latency 0, so eq 5 adds nothing).
+    // T_I/O(p) = 40 x 0.5 = 20 (eq 6). T_I/O(c1) = T_it(cycle) - 10 x 0.9 (eq 7).
+    // Round 1 (T_cexec = T_exec): T_it = 10 + 12 = 22, T_I/O(c1) = 13 < 20 -> order (p, c1):
+    //   p LD_c 0.5; c1 LD_c = 0.5 x 0.9 = 0.45 -> T_cexec(c1) = 10 x 0.9 / 0.45 = 20.
+    // Round 2: T_it = 20 + 12 = 32, T_I/O(c1) = 23 > 20 -> order (c1, p):
+    //   c1 LD_c 0.9 -> T_cexec 10; p LD_c = 0.1 x 0.5 = 0.05 -> T_cexec(p) = 400.
+    // Round 3: T_it = 22 again -> order (p, c1): the first state again, period 2.
+    let r = run(
+        MIXED,
+        &simple_cluster(&[("n1", 1), ("n2", 1)], "100 MB/s", "0 ms"),
+        "[place]\np = \"n1\"\nc1 = \"n1\"\nc2 = \"n2\"\n",
+    );
+    match &r.report.prediction.as_ref().unwrap().schedule {
+        Schedule::Unstable { modules, period } => {
+            assert_eq!(*period, 2);
+            let names: Vec<&str> = modules
+                .iter()
+                .map(|&o| r.app.object(o).name.as_str())
+                .collect();
+            assert_eq!(names, vec!["p", "c1"]);
+        }
+        s => panic!("expected an unstable schedule, got {s:?}"),
+    }
+    assert!(r.kinds().contains(&Kind::UnstableSchedule));
+}
+
+#[test]
+fn mixed_cycle_that_converges() {
+    // Same, with p lighter: T_I/O(p) = 40 x 0.8 = 32 with LD 0.2. Round 1: T_I/O(c1) = 13 < 32
+    // -> (p, c1): p LD_c 0.2, c1 LD_c = 0.8 x 0.9 = 0.72 -> T_cexec(c1) = 12.5. Round 2:
+    // T_it = 24.5, T_I/O(c1) = 15.5 < 32 -> same order: converged. T_it(c1) = T_it(c2) = 24.5.
+    let app = MIXED.replace("load = 0.5", "load = 0.2");
+    let r = run(
+        &app,
+        &simple_cluster(&[("n1", 1), ("n2", 1)], "100 MB/s", "0 ms"),
+        "[place]\np = \"n1\"\nc1 = \"n1\"\nc2 = \"n2\"\n",
+    );
+    assert!(matches!(
+        r.report.prediction.as_ref().unwrap().schedule,
+        Schedule::Converged { .. }
+    ));
+    assert_close!(r.tcexec("c1"), 12.5, 1e-9);
+    assert_close!(r.tit("c1"), 24.5, 1e-9);
+    assert_close!(r.tit("c2"), 24.5, 1e-9);
+    assert!(r.sound());
+}
+
+#[test]
+fn cycle_communication_term_of_eq5() {
+    // c1 (n1) <-> c2 (n2), 2 MB each way on 100 MB/s with L = 1 ms:
+    // T_it = 10 + 12 + 2 x (2 MB / 100 MB/s + 1 ms) = 22 + 42 = 64 ms.
+    let app = MIXED.replace("volume = \"0 B\"", "volume = \"2 MB\"");
+    let app = app.replace(
+        "[[modules]]\nname = \"p\"\ntexec = \"40 ms\"\nload = 0.5\n",
+        "",
+    );
+    let r = run(
+        &app,
+        &simple_cluster(&[("n1", 1), ("n2", 1)], "100 MB/s", "1 ms"),
+        "[place]\nc1 = \"n1\"\nc2 = \"n2\"\n",
+    );
+    assert_close!(r.tit("c1"), 64.0, 1e-9);
+    assert_close!(r.tit("c2"), 64.0, 1e-9);
+}
+
+#[test]
+fn starved_module_is_a_cpu_overload() {
+    // One CPU: a (LD 1) takes it whole (T_I/O 0 vs b's 5 -> b first? b: 10 x 0.5 = 5, a: 0):
+    // order b, a: b LD_c 0.5, a LD_c 0.5 x 1 = 0.5: nobody starves. With two LD-1 modules:
+    // T_I/O both 0, order by declaration: a LD_c 1, b LD_c (1 - 1) x 1 = 0 -> starved.
+    let app = "[[modules]]\nname = \"a\"\ntexec = \"10 ms\"\nload = 1.0\n[[modules]]\nname = \"b\"\ntexec = \"10 ms\"\nload = 1.0\n";
+    let r = run(
+        app,
+        &simple_cluster(&[("n1", 1)], "100 MB/s", "0 ms"),
+        "[place]\na = \"n1\"\nb = \"n1\"\n",
+    );
+    assert_eq!(r.kinds(), vec![Kind::CpuOverload]);
+    assert!(r.tcexec("b").is_infinite());
+}
+
+#[test]
+fn pinned_cpu_is_honoured() {
+    // Two modules pinned to cpu 0 of a dual node: a (T_I/O 5) first gets 0.5; b gets 0.5 x 0.5.
+    let app = "[[modules]]\nname = \"a\"\ntexec = \"10 ms\"\nload = 0.5\n[[modules]]\nname = \"b\"\ntexec = \"10 ms\"\nload = 0.5\n";
+    let r = run(
+        app,
+        &simple_cluster(&[("n1", 2)], "100 MB/s", "0 ms"),
+        "[place]\na = { node = \"n1\", cpu = 0 }\nb = { node = \"n1\", cpu = 0 }\n",
+    );
+    assert_close!(r.ldc("b"), 0.25, 1e-12);
+    assert_close!(r.tcexec("b"), 20.0, 1e-9);
+}
+
+#[test]
+fn per_type_costs_and_missing_type() {
+    let app = "[[modules]]\nname = \"a\"\ntexec = { x = \"10 ms\", y = \"5 ms\" }\nload = 1.0\n";
+    let cluster = "[[networks]]\nname = \"net\"\nbandwidth = \"1 GB/s\"\nlatency = \"0 s\"\n[[nodes]]\nnames = \"n1\"\ncpus = 1\nprocessor = \"y\"\nnetworks = [\"net\"]\n[[nodes]]\nnames = \"n2\"\ncpus = 1\nprocessor = \"z\"\nnetworks = [\"net\"]\n";
+    let r = run(app, cluster, "[place]\na = \"n1\"\n");
+    assert_close!(r.tit("a"), 5.0, 1e-9);
+    let r = run(app, cluster, "[place]\na = \"n2\"\n");
+    assert_eq!(r.kinds(), vec![Kind::Placement]);
+    assert!(r.report.diagnostics[0].message.contains("processor type z"));
+}
+
+#[test]
+fn placement_constraints_and_routes() {
+    let app = "[[modules]]\nname = \"a\"\ntexec = \"10 ms\"\nload = 1.0\nallowed_nodes = [\"n1\"]\n[[modules]]\nname = \"b\"\ntexec = \"10 ms\"\nload = 1.0\npin = [\"n2\"]\n[[connections]]\nfrom = \"a\"\nto = \"b\"\nvolume = \"1 B\"\n";
+    let cluster = "[[networks]]\nname = \"x\"\nbandwidth = \"1 GB/s\"\nlatency = \"0 s\"\n[[networks]]\nname = \"y\"\nbandwidth = \"1 GB/s\"\nlatency = \"0 s\"\n[[nodes]]\nnames = \"n1\"\ncpus = 1\nprocessor = \"p\"\nnetworks = [\"x\"]\n[[nodes]]\nnames = \"n2\"\ncpus = 1\nprocessor = \"p\"\nnetworks = [\"x\"]\n[[nodes]]\nnames = \"n3\"\ncpus = 1\nprocessor = \"p\"\nnetworks = [\"y\"]\n";
+    assert!(run(app, cluster, "[place]\na = \"n1\"\nb = \"n2\"\n").sound());
+    // a outside its allowed nodes, b off its pin, and n3 shares no network with n2... a on n3:
+    let r = run(app, cluster, "[place]\na = \"n3\"\nb = \"n1\"\n");
+    assert_eq!(
+        r.kinds(),
+        vec![Kind::Placement, Kind::Placement, Kind::Placement]
+    );
+    // a route on a network an endpoint is not on
+    let r = run(
+        app,
+        cluster,
+        "[place]\na = \"n1\"\nb = \"n2\"\n[[route]]\nconnection = \"a->b\"\nnetwork = \"y\"\n",
+    );
+    assert_eq!(r.kinds(), vec![Kind::Placement, Kind::Placement]);
+}
