@@ -5,7 +5,9 @@
 //! - `placement`: a module outside its allowed nodes or pin, a module on a processor type its
 //!   description gives no cost for, an edge routed on a network one of its nodes is not on, or
 //!   between nodes that share no network;
-//! - `cpu-overload`: a module the CPU allocation leaves no share of a CPU (LD_c = 0);
+//! - `cpu-overload`: a module the CPU allocation leaves no share of a CPU (LD_c = 0), or whose
+//!   frequency CPU concurrency lowers below the one the synchronisation analysis gives: a
+//!   sound mapping keeps the application's performance level (CP-mapping paper, Section 1);
 //! - `buffer-overflow`: T_cexec(m) > k x T_it(i) for a synchronous input i of m (k = gather
 //!   ratio on the way, 1 without one) (Section IV.B.2, last paragraph);
 //! - `network-contention`: bw_s(n, net) > BW(net) or bw_r(n, net) > BW(net) (eq 9–10);
@@ -244,15 +246,22 @@ fn model_diagnostics(
     d: &mut Vec<Diagnostic>,
 ) {
     let name = |o: ObjectId| app.object(o).name.clone();
-    for m in &p.modules {
-        if m.ldc <= 0.0 {
-            let node = cluster.node(m.node);
-            let others: Vec<String> = p
-                .modules
+    // cpu-overload: a module starved (LD_c = 0), or slowed by CPU concurrency so much that it
+    // paces itself (a predecessor, or a member of a synchronous cycle) below the frequency the
+    // synchronisation analysis gives (T_it > T_it with T_cexec = T_exec).
+    let in_cycle = |o: ObjectId| p.cycles.iter().any(|c| c.contains(&o));
+    let mut lowered = false;
+    for (i, m) in p.modules.iter().enumerate() {
+        let node = cluster.node(m.node);
+        let others = || -> Vec<String> {
+            p.modules
                 .iter()
                 .filter(|x| x.node == m.node && x.object != m.object)
                 .map(|x| name(x.object))
-                .collect();
+                .collect()
+        };
+        if m.ldc <= 0.0 {
+            let others = others();
             d.push(Diagnostic {
                 kind: Kind::CpuOverload,
                 message: format!(
@@ -267,8 +276,26 @@ fn model_diagnostics(
                     .chain(others)
                     .collect(),
             });
+            lowered = true;
+            continue;
+        }
+        let paces_itself = p.sync_inputs[i].is_empty() || in_cycle(m.object);
+        if paces_itself && !le(m.tit, m.tit_sync) && !le(m.tcexec, m.texec) {
+            let others = others();
+            d.push(Diagnostic {
+                kind: Kind::CpuOverload,
+                message: format!(
+                    "{} runs at {:.3} Hz instead of {:.3} Hz: on {} ({} CPUs) it shares a CPU with {} and gets {:.1} % of it (LD {:.2}), so T_cexec = {} > T_exec = {}",
+                    name(m.object), m.frequency(), 1.0 / m.tit_sync, node.name, node.cpus,
+                    p.modules.iter().filter(|x| x.node == m.node && x.cpu == m.cpu && x.object != m.object).map(|x| name(x.object)).collect::<Vec<_>>().join(", "),
+                    m.ldc * 100.0, m.ld, ms(m.tcexec), ms(m.texec)
+                ),
+                subjects: std::iter::once(name(m.object)).chain(std::iter::once(node.name.clone())).chain(others).collect(),
+            });
+            lowered = true;
         }
     }
+    let _ = lowered;
     for (i, m) in p.modules.iter().enumerate() {
         if m.ldc <= 0.0 {
             continue; // reported as cpu-overload

@@ -16,7 +16,7 @@
 //! coming back is an oscillation, reported as an unstable schedule.
 
 use super::sync::SyncGraph;
-use super::{ModulePerf, Options, Schedule};
+use super::{FirstRound, ModulePerf, Options, Schedule};
 use crate::model::{Cluster, Mapping, ObjectId};
 use std::collections::HashMap;
 
@@ -84,6 +84,17 @@ pub(super) fn solve_schedule(
         for ((node, _), order) in by_node.iter().zip(&orders) {
             let cpus = cluster.nodes[*node as usize].cpus as usize;
             allocate(order, cpus, sg, &pinned, modules, &mut tcexec);
+        }
+        if iterations == 1 {
+            for (i, m) in modules.iter_mut().enumerate() {
+                m.tit_sync = tit[i];
+                m.first = FirstRound {
+                    tio: tio[i],
+                    cpu: m.cpu,
+                    ldc: m.ldc,
+                    tcexec: tcexec[i],
+                };
+            }
         }
         history.push(orders);
         debug_assert_eq!(tcexec.len(), n);

@@ -36,6 +36,20 @@ pub struct ModulePerf {
     pub tcexec: f64,
     /// T_it (eq 3–5), seconds.
     pub tit: f64,
+    /// T_it from the synchronisation analysis alone (eq 3–5 with T_cexec = T_exec): the pace the
+    /// application would keep if no module were slowed by CPU concurrency.
+    pub tit_sync: f64,
+    /// The first allocation round (orders from `tit_sync`): what a sound mapping keeps.
+    pub first: FirstRound,
+}
+
+/// One module's values in the first allocation round.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct FirstRound {
+    pub tio: f64,
+    pub cpu: u32,
+    pub ldc: f64,
+    pub tcexec: f64,
 }
 
 impl ModulePerf {
@@ -156,6 +170,8 @@ pub fn predict(
                     ldc: ld,
                     tcexec: texec,
                     tit: texec,
+                    tit_sync: texec,
+                    first: FirstRound::default(),
                 });
             }
             _ => missing.push(MissingCost {

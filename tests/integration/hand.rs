@@ -36,6 +36,23 @@ load = "60 %"
     assert_close!(r.tit("a"), 20.0, 1e-9);
     assert_close!(r.tcexec("b"), 20.0, 1e-9);
     assert_close!(r.tcexec("c"), 30.0, 1e-9);
+    // a paces itself (no input) and runs at 50 Hz instead of 100 Hz: cpu-overload (the mapping
+    // does not keep the performance level the synchronisation analysis gives).
+    assert_eq!(r.kinds(), vec![Kind::CpuOverload]);
+    assert_eq!(r.report.diagnostics[0].subjects[0], "a");
+    assert!(
+        r.report.diagnostics[0]
+            .message
+            .contains("runs at 50.000 Hz instead of 100.000 Hz"),
+        "{}",
+        r.report.diagnostics[0].message
+    );
+    // On a 3-CPU node nobody shares: sound.
+    let r = run(
+        app,
+        &simple_cluster(&[("n1", 3)], "100 MB/s", "0 ms"),
+        "[place]\na = \"n1\"\nb = \"n1\"\nc = \"n1\"\n",
+    );
     assert!(r.sound());
 }
 
@@ -418,7 +435,9 @@ fn mixed_cycle_that_converges() {
     assert_close!(r.tcexec("c1"), 12.5, 1e-9);
     assert_close!(r.tit("c1"), 24.5, 1e-9);
     assert_close!(r.tit("c2"), 24.5, 1e-9);
-    assert!(r.sound());
+    // The cycle runs at 1/24.5 ms instead of 1/22 ms: c1's slowdown lowers its frequency.
+    assert_eq!(r.kinds(), vec![Kind::CpuOverload]);
+    assert_eq!(r.report.diagnostics[0].subjects[0], "c1");
 }
 
 #[test]

@@ -142,6 +142,15 @@ load = 0.58
     assert_eq!((r.ldc("m4") * 100.0).round(), 58.0);
     // Unsynchronised modules: T_it = T_cexec (eq 3).
     assert_close!(r.tit("m1"), 20.0 / 0.42, 1e-9);
+    // m1 and m3 run slower than alone (47.6 > 20 ms, 14.3 > 10 ms): cpu-overload for both.
+    let slowed: Vec<&str> = r
+        .report
+        .diagnostics
+        .iter()
+        .filter(|d| d.kind == Kind::CpuOverload)
+        .map(|d| d.subjects[0].as_str())
+        .collect();
+    assert_eq!(slowed, vec!["m1", "m3"]);
 }
 
 #[test]
@@ -238,4 +247,7 @@ volume = "1.92 MB"
         r.report.prediction.as_ref().unwrap().schedule,
         flowmap::perf::Schedule::Converged { .. }
     ));
+    // The paper: "this mapping does not offer an interactive visualization".
+    assert_eq!(r.kinds(), vec![Kind::CpuOverload]);
+    assert_eq!(r.report.diagnostics[0].subjects[0], "renderer");
 }
