@@ -2,11 +2,14 @@
 //! codes (0 sound, 1 unsound, 2 bad input). All logic lives in the library.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use flowmap::csp::BuildOptions;
 use flowmap::error::InputErrors;
 use flowmap::parse::{self, Override};
+use flowmap::solve::{self, SolveOptions, Status};
 use flowmap::{perf, report, verify};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(Parser)]
 #[command(
@@ -19,10 +22,11 @@ struct Cli {
     cmd: Cmd,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, ValueEnum)]
 enum Format {
     Text,
     Json,
+    Dot,
 }
 
 #[derive(Subcommand)]
@@ -37,6 +41,33 @@ enum Cmd {
         set: Vec<Override>,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
+    },
+    /// Find a sound mapping, or prove there is none (exit 0 found, 1 none exists, 2 bad input, 3 time limit).
+    Solve {
+        app: PathBuf,
+        cluster: PathBuf,
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<Override>,
+        /// A partial mapping to complete (a complete one is validated).
+        #[arg(long, value_name = "MAPPING")]
+        fix: Option<PathBuf>,
+        /// Stop searching after this many seconds.
+        #[arg(long, value_name = "SECONDS")]
+        time_limit: Option<f64>,
+        /// Seed of the solver's random choices (same seed, same answer).
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Write the mapping found as a file `flowmap check` accepts.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Do not order interchangeable instances and identical nodes.
+        #[arg(long)]
+        no_symmetry: bool,
+        /// Let filters sit on nodes other than their sources' and destinations'.
+        #[arg(long)]
+        no_filter_locality: bool,
     },
 }
 
@@ -81,11 +112,81 @@ fn main() -> ExitCode {
                     serde_json::to_string_pretty(&report::check_json(&app, &cluster, &mapping, &r))
                         .expect("json")
                 ),
+                Format::Dot => print!("{}", report::mapping_dot(&app, &cluster, &mapping)),
             }
             if r.verdict == verify::Verdict::Sound {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)
+            }
+        }
+        Cmd::Solve {
+            app,
+            cluster,
+            set,
+            fix,
+            time_limit,
+            seed,
+            out,
+            format,
+            no_symmetry,
+            no_filter_locality,
+        } => {
+            let app = match parse::load_application(&app, &set) {
+                Ok(a) => a,
+                Err(e) => return bad_input(e),
+            };
+            let cluster = match parse::load_cluster(&cluster) {
+                Ok(c) => c,
+                Err(e) => return bad_input(e),
+            };
+            let fix = match fix
+                .map(|f| parse::load_partial_mapping(&f, &app, &cluster))
+                .transpose()
+            {
+                Ok(f) => f,
+                Err(e) => return bad_input(e),
+            };
+            if let Some(t) = time_limit {
+                if !(t.is_finite() && t >= 0.0) {
+                    eprintln!("error: --time-limit: expected a number of seconds >= 0, got {t}");
+                    return ExitCode::from(2);
+                }
+            }
+            let opts = SolveOptions {
+                time_limit: time_limit.map(Duration::from_secs_f64),
+                build: BuildOptions {
+                    symmetry: !no_symmetry,
+                    filter_locality: !no_filter_locality,
+                    seed,
+                },
+                perf: perf::Options::default(),
+            };
+            let outcome = solve::solve(&app, &cluster, fix.as_ref(), &opts);
+            match format {
+                Format::Text => print!("{}", report::solve_text(&app, &cluster, &outcome)),
+                Format::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&report::solve_json(&app, &cluster, &outcome))
+                        .expect("json")
+                ),
+                Format::Dot => match &outcome.mapping {
+                    Some(m) => print!("{}", report::mapping_dot(&app, &cluster, m)),
+                    None => eprintln!("no mapping to draw: {}", outcome.status.name()),
+                },
+            }
+            if let (Some(path), Some(m), Status::Feasible) =
+                (&out, &outcome.mapping, outcome.status)
+            {
+                if let Err(e) = std::fs::write(path, report::mapping_toml(&app, &cluster, m)) {
+                    eprintln!("error: cannot write {}: {e}", path.display());
+                    return ExitCode::from(2);
+                }
+            }
+            match outcome.status {
+                Status::Feasible => ExitCode::SUCCESS,
+                Status::Infeasible => ExitCode::from(1),
+                Status::Unknown => ExitCode::from(3),
             }
         }
     }

@@ -10,10 +10,10 @@
 
 mod alloc;
 mod network;
-mod sync;
+pub mod sync;
 
-pub use network::{path_latency, LinkUse};
-pub use sync::SyncInput;
+pub use network::{edge_rates, object_frequencies, path_latency, LinkUse};
+pub use sync::{static_inputs, StaticInput, SyncGraph, SyncInput};
 
 use crate::model::{Application, Cluster, Mapping, NodeId, ObjectId};
 

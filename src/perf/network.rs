@@ -33,13 +33,18 @@ pub(super) fn frequencies(
     modules: &[ModulePerf],
     module_of: &[Option<usize>],
 ) -> Vec<f64> {
+    let hz = module_of
+        .iter()
+        .map(|mi| mi.map(|i| modules[i].frequency()))
+        .collect();
+    object_frequencies(app, hz)
+}
+
+/// Frequencies of every object, given the modules' (`None` for filters): filters follow the
+/// rules above.
+pub fn object_frequencies(app: &Application, module_hz: Vec<Option<f64>>) -> Vec<f64> {
     let n = app.graph.node_count();
-    let mut f: Vec<Option<f64>> = vec![None; n];
-    for (o, mi) in module_of.iter().enumerate() {
-        if let Some(i) = mi {
-            f[o] = Some(modules[*i].frequency());
-        }
-    }
+    let mut f = module_hz;
     let mut visiting = vec![false; n];
     for o in app.graph.node_indices() {
         filter_freq(app, o, &mut f, &mut visiting);
@@ -98,7 +103,7 @@ fn filter_freq(
     v
 }
 
-pub(super) fn edge_rates(app: &Application, freq: &[f64]) -> Vec<f64> {
+pub fn edge_rates(app: &Application, freq: &[f64]) -> Vec<f64> {
     app.graph
         .edge_references()
         .map(|e| {

@@ -9,7 +9,7 @@
 //! inputs' pace if that is slower.
 
 use super::comm_time;
-use crate::model::{Application, Cluster, EdgeRole, FilterKind, Mapping, Sync};
+use crate::model::{Application, Cluster, EdgeId, EdgeRole, FilterKind, Mapping, Sync};
 use petgraph::graph::DiGraph;
 use petgraph::Direction;
 
@@ -24,7 +24,7 @@ pub struct SyncInput {
     pub comm: f64,
 }
 
-pub(super) struct SyncGraph {
+pub struct SyncGraph {
     pub inputs: Vec<Vec<SyncInput>>,
     /// Components in topological order (sources first); each a list of module indices.
     pub order: Vec<Vec<usize>>,
@@ -47,47 +47,32 @@ impl SyncGraph {
         module_of: &[Option<usize>],
         n: usize,
     ) -> SyncGraph {
-        let g = &app.graph;
-        let mut inputs: Vec<Vec<SyncInput>> = vec![Vec::new(); n];
-        for m in app.modules() {
-            let mi = module_of[m.index()].expect("module");
-            // Depth-first walk backwards: (object, ratio so far, comm so far).
-            let mut stack = vec![(m, 1.0f64, 0.0f64)];
-            let mut guard = 0usize;
-            while let Some((o, ratio, comm)) = stack.pop() {
-                guard += 1;
-                if guard > 1_000_000 {
-                    break;
-                }
-                for e in g.edges_directed(o, Direction::Incoming) {
-                    use petgraph::visit::EdgeRef;
-                    if e.weight().role != EdgeRole::Flow(Sync::Fifo) {
-                        continue;
-                    }
-                    let s = e.source();
-                    let c = comm + comm_time(app, cluster, mapping, e.id());
-                    match g[s].filter() {
-                        None => {
-                            let si = module_of[s.index()].expect("module");
-                            match inputs[mi].iter_mut().find(|x| x.source == si) {
-                                Some(x) => {
-                                    x.ratio = x.ratio.max(ratio);
-                                    x.comm = x.comm.max(c);
-                                }
-                                None => inputs[mi].push(SyncInput {
-                                    source: si,
-                                    ratio,
-                                    comm: c,
-                                }),
-                            }
-                        }
-                        Some(FilterKind::Greedy) => {}
-                        Some(k) => stack.push((s, ratio * k.ratio() as f64, c)),
-                    }
-                }
-            }
-            inputs[mi].sort_by_key(|x| x.source);
-        }
+        let inputs = static_inputs(app, module_of, n)
+            .into_iter()
+            .map(|ins| {
+                ins.into_iter()
+                    .map(|x| SyncInput {
+                        source: x.source,
+                        ratio: x.ratio,
+                        comm: x
+                            .paths
+                            .iter()
+                            .map(|p| {
+                                p.iter()
+                                    .map(|&e| comm_time(app, cluster, mapping, e))
+                                    .sum::<f64>()
+                            })
+                            .fold(0.0, f64::max),
+                    })
+                    .collect()
+            })
+            .collect();
+        SyncGraph::from_inputs(inputs)
+    }
+
+    /// Builds the component structure from known synchronous inputs.
+    pub fn from_inputs(inputs: Vec<Vec<SyncInput>>) -> SyncGraph {
+        let n = inputs.len();
         let mut dg: DiGraph<usize, (), u32> = DiGraph::with_capacity(n, 0);
         for i in 0..n {
             dg.add_node(i);
@@ -182,6 +167,69 @@ impl SyncGraph {
         }
         tit
     }
+}
+
+/// A synchronous input before routes are known: the FIFO paths (edge lists) it arrives by.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StaticInput {
+    pub source: usize,
+    pub ratio: f64,
+    pub paths: Vec<Vec<EdgeId>>,
+}
+
+/// Synchronous inputs of every module (indexed as `module_of`), found by walking FIFO edges
+/// backwards through non-greedy filters.
+pub fn static_inputs(
+    app: &Application,
+    module_of: &[Option<usize>],
+    n: usize,
+) -> Vec<Vec<StaticInput>> {
+    use petgraph::visit::EdgeRef;
+    let g = &app.graph;
+    let mut inputs: Vec<Vec<StaticInput>> = vec![Vec::new(); n];
+    for m in app.modules() {
+        let Some(mi) = module_of[m.index()] else {
+            continue;
+        };
+        let mut stack: Vec<(crate::model::ObjectId, f64, Vec<EdgeId>)> = vec![(m, 1.0, Vec::new())];
+        let mut guard = 0usize;
+        while let Some((o, ratio, path)) = stack.pop() {
+            guard += 1;
+            if guard > 1_000_000 {
+                break;
+            }
+            for e in g.edges_directed(o, Direction::Incoming) {
+                if e.weight().role != EdgeRole::Flow(Sync::Fifo) {
+                    continue;
+                }
+                let s = e.source();
+                let mut p = path.clone();
+                p.push(e.id());
+                match g[s].filter() {
+                    None => {
+                        let Some(si) = module_of[s.index()] else {
+                            continue;
+                        };
+                        match inputs[mi].iter_mut().find(|x| x.source == si) {
+                            Some(x) => {
+                                x.ratio = x.ratio.max(ratio);
+                                x.paths.push(p);
+                            }
+                            None => inputs[mi].push(StaticInput {
+                                source: si,
+                                ratio,
+                                paths: vec![p],
+                            }),
+                        }
+                    }
+                    Some(FilterKind::Greedy) => {}
+                    Some(k) => stack.push((s, ratio * k.ratio() as f64, p)),
+                }
+            }
+        }
+        inputs[mi].sort_by_key(|x| x.source);
+    }
+    inputs
 }
 
 /// Sum of T_cexec over the cycle plus the communication time of each of its edges.

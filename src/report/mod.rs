@@ -1,10 +1,13 @@
 //! Reports: the only module that knows the output formats (text tables, JSON).
 //!
-//! Owns: rendering a `verify::Report` for people (text) and programs (JSON). Units in output:
+//! Owns: rendering a `verify::Report` and a `solve::Outcome` for people (text), programs (JSON),
+//! Graphviz (DOT), and as a mapping file `check` reads back. Units in output:
 //! times in milliseconds, frequencies in hertz, bandwidths in MB/s (10^6 bytes per second).
 
 mod json;
+mod solve;
 mod text;
 
 pub use json::check_json;
+pub use solve::{mapping_dot, mapping_json, mapping_toml, solve_json, solve_text};
 pub use text::check_text;

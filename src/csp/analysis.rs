@@ -1,0 +1,192 @@
+//! Static numbers the CSP needs before any mapping exists: each object's domain of nodes, and
+//! bounds on the synchronisation-only pace (T_it with T_cexec = T_exec, "T_it_sync") over every
+//! mapping the domains allow, from which message rates, first-round T_I/O keys and loads follow.
+//!
+//! A bound pair with lo == hi means the value is the same in every mapping: constraints and
+//! nogoods built on it are exact; otherwise they use the bound that keeps them a relaxation.
+
+use crate::model::{Application, Cluster, EdgeId, NodeId, ObjectId};
+use crate::parse::PartialMapping;
+use crate::perf::{self, StaticInput, SyncGraph, SyncInput};
+
+pub struct Analysis {
+    /// Module index -> object.
+    pub modules: Vec<ObjectId>,
+    /// Object index -> module index.
+    pub module_of: Vec<Option<usize>>,
+    /// Object index -> allowed nodes (ascending).
+    pub domain: Vec<Vec<NodeId>>,
+    /// Synchronous inputs of each module.
+    pub inputs: Vec<Vec<StaticInput>>,
+    /// Module index -> synchronous cycle id.
+    pub cycle_of: Vec<Option<usize>>,
+    /// Bounds on T_it_sync per module, seconds.
+    pub tit_lo: Vec<f64>,
+    pub tit_hi: Vec<f64>,
+    /// Bounds on each edge's message rate, per second.
+    pub rate_lo: Vec<f64>,
+    pub rate_hi: Vec<f64>,
+    /// Reasons no mapping can exist, found before search.
+    pub problems: Vec<String>,
+}
+
+impl Analysis {
+    pub fn new(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>) -> Analysis {
+        let mut problems = Vec::new();
+        let mut modules = Vec::new();
+        let mut module_of = vec![None; app.graph.node_count()];
+        for o in app.modules() {
+            module_of[o.index()] = Some(modules.len());
+            modules.push(o);
+        }
+        // Domains: processor types with costs, allowed_nodes, pins, the fixed part.
+        let mut domain = Vec::with_capacity(app.graph.node_count());
+        for o in app.graph.node_indices() {
+            let obj = app.object(o);
+            let g = app.group(obj.group);
+            let d: Vec<NodeId> = (0..cluster.nodes.len() as u32)
+                .map(NodeId)
+                .filter(|&n| {
+                    let node = cluster.node(n);
+                    let typed = obj.costs().is_none_or(|c| {
+                        c.texec.on(&node.processor).is_some()
+                            && c.load.on(&node.processor).is_some()
+                    });
+                    let allowed = g
+                        .allowed_nodes
+                        .as_ref()
+                        .is_none_or(|a| a.contains(&node.name));
+                    let pinned = g.pins.as_ref().is_none_or(|p| p[obj.index] == node.name);
+                    let fixed = fix
+                        .and_then(|f| f.placement[o.index()])
+                        .is_none_or(|p| p.node == n);
+                    typed && allowed && pinned && fixed
+                })
+                .collect();
+            if d.is_empty() {
+                problems.push(format!("{} has no node it may run on (allowed nodes, pin, processor types with costs{})", obj.name, if fix.is_some() { ", fixed placement" } else { "" }));
+            }
+            domain.push(d);
+        }
+        let inputs = perf::static_inputs(app, &module_of, modules.len());
+        let n = modules.len();
+        let texec_on = |mi: usize, pick: fn(f64, f64) -> f64, init: f64| -> f64 {
+            let c = app.object(modules[mi]).costs().expect("module");
+            domain[modules[mi].index()]
+                .iter()
+                .filter_map(|&nd| c.texec.on(&cluster.node(nd).processor))
+                .fold(init, pick)
+        };
+        let texec_lo: Vec<f64> = (0..n)
+            .map(|m| texec_on(m, f64::min, f64::INFINITY))
+            .collect();
+        let texec_hi: Vec<f64> = (0..n).map(|m| texec_on(m, f64::max, 0.0)).collect();
+        let max_comm = |e: EdgeId| -> f64 {
+            cluster
+                .networks
+                .iter()
+                .map(|k| app.graph[e].volume / k.bandwidth + k.latency)
+                .fold(0.0, f64::max)
+        };
+        let with_comm = |hi: bool| -> Vec<Vec<SyncInput>> {
+            inputs
+                .iter()
+                .map(|ins| {
+                    ins.iter()
+                        .map(|x| SyncInput {
+                            source: x.source,
+                            ratio: x.ratio,
+                            comm: if hi {
+                                x.paths
+                                    .iter()
+                                    .map(|p| p.iter().map(|&e| max_comm(e)).sum::<f64>())
+                                    .fold(0.0, f64::max)
+                            } else {
+                                0.0
+                            },
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        let sg_lo = SyncGraph::from_inputs(with_comm(false));
+        let sg_hi = SyncGraph::from_inputs(with_comm(true));
+        let fin = |v: &[f64]| {
+            v.iter()
+                .map(|x| if x.is_finite() { *x } else { 0.0 })
+                .collect::<Vec<_>>()
+        };
+        let tit_lo = sg_lo.iteration_times(&fin(&texec_lo));
+        let tit_hi = sg_hi.iteration_times(&fin(&texec_hi));
+        let cycle_of = sg_lo.cycle_of.clone();
+        let hz = |tit: &[f64]| -> Vec<Option<f64>> {
+            let mut v = vec![None; app.graph.node_count()];
+            for (mi, &o) in modules.iter().enumerate() {
+                v[o.index()] = Some(if tit[mi] > 0.0 { 1.0 / tit[mi] } else { 0.0 });
+            }
+            v
+        };
+        let rate_lo = perf::edge_rates(app, &perf::object_frequencies(app, hz(&tit_hi)));
+        let rate_hi = perf::edge_rates(app, &perf::object_frequencies(app, hz(&tit_lo)));
+        Analysis {
+            modules,
+            module_of,
+            domain,
+            inputs,
+            cycle_of,
+            tit_lo,
+            tit_hi,
+            rate_lo,
+            rate_hi,
+            problems,
+        }
+    }
+
+    /// (T_exec, LD) of module `mi` on node `n`'s processor type.
+    pub fn costs(&self, app: &Application, cluster: &Cluster, mi: usize, n: NodeId) -> (f64, f64) {
+        let c = app.object(self.modules[mi]).costs().expect("module");
+        let t = &cluster.node(n).processor;
+        (
+            c.texec.on(t).unwrap_or(f64::INFINITY),
+            c.load.on(t).unwrap_or(1.0),
+        )
+    }
+
+    /// Bounds on the first-round T_I/O (eq 6–7) of module `mi` on node `n`, computed exactly as
+    /// `perf` does.
+    pub fn key(&self, app: &Application, cluster: &Cluster, mi: usize, n: NodeId) -> (f64, f64) {
+        let (texec, ld) = self.costs(app, cluster, mi, n);
+        if self.inputs[mi].is_empty() {
+            let k = texec * (1.0 - ld);
+            return (k, k);
+        }
+        let wait = |tit: &[f64]| {
+            self.inputs[mi]
+                .iter()
+                .map(|x| x.ratio * tit[x.source])
+                .fold(texec, f64::max)
+        };
+        (
+            wait(&self.tit_lo) - texec * ld,
+            wait(&self.tit_hi) - texec * ld,
+        )
+    }
+
+    /// A lower bound on the module's load over an iteration on node `n` (LD x T_exec / T_it_sync).
+    pub fn load_lo(&self, app: &Application, cluster: &Cluster, mi: usize, n: NodeId) -> f64 {
+        let (texec, ld) = self.costs(app, cluster, mi, n);
+        if self.tit_hi[mi] > 0.0 && self.tit_hi[mi].is_finite() {
+            ld * texec / self.tit_hi[mi]
+        } else {
+            0.0
+        }
+    }
+
+    pub fn constant_pace(&self, mi: usize) -> bool {
+        self.tit_lo[mi] == self.tit_hi[mi]
+    }
+
+    pub fn constant_rate(&self, e: EdgeId) -> bool {
+        self.rate_lo[e.index()] == self.rate_hi[e.index()]
+    }
+}

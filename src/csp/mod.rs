@@ -1,0 +1,778 @@
+//! The CSP builder: the CP-mapping paper's model (Section 3.2) on pumpkin-solver, in named passes.
+//!
+//! Owns: turning an application, a cluster and the static `analysis` into pumpkin variables and
+//! constraints, decoding solutions into `Mapping`s, and posting nogoods. Only this module and
+//! `solve` know pumpkin. Every constraint is either exact for the soundness definition of
+//! ARCHITECTURE.md or a relaxation of it (it never removes a sound mapping); the verifier decides
+//! the rest and `solve` turns its rejections into nogoods.
+//!
+//! Variables (paper's notation in brackets):
+//! - `node[o]` for every module and filter instance [Module_i, Filter_i], over its domain of
+//!   nodes; the CPU is left to the scheduler (the allocation algorithm), so placement is per node;
+//! - `x[o][n]`, a literal tied to `node[o] == n` [the matrix M, channelled with literals];
+//! - `net[e]` for every edge: 0 = local, k + 1 = network k [cn; Loc <-> (c_in = c_out)];
+//! - `y[e][k]`, a literal tied to `net[e] == k + 1`, and `z` literals for "edge e leaves (enters)
+//!   node n on network k" [Cin/Cout x Loc], summed per link [bw = F x Vol].
+
+pub mod analysis;
+
+pub use analysis::Analysis;
+
+use crate::model::{
+    Application, Cluster, EdgeId, Mapping, NetworkId, NodeId, ObjectId, Placement, Requirement,
+    Route,
+};
+use crate::parse::PartialMapping;
+use crate::verify::EPS;
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
+use pumpkin_solver::core::options::SolverOptions;
+use pumpkin_solver::core::predicate;
+use pumpkin_solver::core::proof::ConstraintTag;
+use pumpkin_solver::core::rand::{rngs::SmallRng, SeedableRng};
+use pumpkin_solver::core::results::ProblemSolution;
+use pumpkin_solver::core::variables::TransformableVariable;
+use pumpkin_solver::core::variables::{DomainId, Literal};
+use pumpkin_solver::{
+    binary_less_than_or_equals, boolean_less_than_or_equals, clause, equals, less_than_or_equals,
+    Solver,
+};
+
+/// Which optional families to post.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// Order interchangeable module instances and identical nodes (feasibility-preserving).
+    pub symmetry: bool,
+    /// A filter sits on the node of one of its sources or destinations (CP paper, Section 4.2).
+    pub filter_locality: bool,
+    pub seed: u64,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            symmetry: true,
+            filter_locality: true,
+            seed: 42,
+        }
+    }
+}
+
+/// A literal of the mapping's decisions, independent of pumpkin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Lit {
+    /// Object on node (true) or not (false).
+    Place(ObjectId, NodeId, bool),
+    /// Edge on network (true) or not (false).
+    Route(EdgeId, NetworkId, bool),
+}
+
+/// The pumpkin model of one mapping problem.
+pub struct Model {
+    pub solver: Solver,
+    /// What turns a solution into a mapping (kept apart from `solver` for the borrow checker).
+    pub dec: Decoder,
+    /// Per object: (node, literal [node[o] == node]).
+    x: Vec<Vec<(NodeId, Literal)>>,
+    /// Per edge: (network, literal [net[e] == k + 1]).
+    y: Vec<Vec<(NetworkId, Literal)>>,
+    /// Constraint tags and the human names of their families (for explanations).
+    pub tags: Vec<(ConstraintTag, String)>,
+    /// Counts of posted constraints per family, for statistics.
+    pub counts: std::collections::BTreeMap<&'static str, usize>,
+}
+
+/// Variables a solution is read from.
+pub struct Decoder {
+    node_var: Vec<DomainId>,
+    net_var: Vec<DomainId>,
+    pinned_cpu: Vec<Option<u32>>,
+}
+
+impl Model {
+    fn tag(&mut self, family: &'static str, what: String) -> ConstraintTag {
+        let t = self.solver.new_constraint_tag();
+        self.tags.push((t, format!("{family}: {what}")));
+        *self.counts.entry(family).or_default() += 1;
+        t
+    }
+
+    fn xl(&self, o: ObjectId, n: NodeId) -> Option<Literal> {
+        self.x[o.index()]
+            .iter()
+            .find(|(m, _)| *m == n)
+            .map(|(_, l)| *l)
+    }
+
+    fn yl(&self, e: EdgeId, k: NetworkId) -> Option<Literal> {
+        self.y[e.index()]
+            .iter()
+            .find(|(m, _)| *m == k)
+            .map(|(_, l)| *l)
+    }
+
+    /// Builds the model. The analysis must have no `problems`.
+    pub fn build(
+        app: &Application,
+        cluster: &Cluster,
+        an: &Analysis,
+        fix: Option<&PartialMapping>,
+        opts: &BuildOptions,
+    ) -> Model {
+        let solver = Solver::with_options(SolverOptions {
+            random_generator: SmallRng::seed_from_u64(opts.seed),
+            ..Default::default()
+        });
+        let mut m = Model {
+            solver,
+            dec: Decoder {
+                node_var: Vec::new(),
+                net_var: Vec::new(),
+                pinned_cpu: (0..app.graph.node_count())
+                    .map(|i| fix.and_then(|f| f.placement[i]).and_then(|p| p.cpu))
+                    .collect(),
+            },
+            x: Vec::new(),
+            y: Vec::new(),
+            tags: Vec::new(),
+            counts: Default::default(),
+        };
+        m.placement(app, an);
+        m.connections(app, cluster, an, fix);
+        m.traffic(app, cluster, an);
+        m.loads(app, cluster, an);
+        m.first_round(app, cluster, an);
+        m.keep_up(app, cluster, an);
+        m.requirements(app, cluster, an);
+        if opts.filter_locality {
+            m.filter_locality(app, an);
+        }
+        if opts.symmetry {
+            m.symmetry(app, cluster, an);
+        }
+        m
+    }
+
+    /// Placement [Module_i, Filter_i, M]: one variable per object over its domain, and one literal
+    /// per (object, node) tied to `node[o] == n`.
+    fn placement(&mut self, app: &Application, an: &Analysis) {
+        for o in app.graph.node_indices() {
+            let dom: Vec<i32> = an.domain[o.index()].iter().map(|n| n.0 as i32).collect();
+            let v = self
+                .solver
+                .new_named_sparse_integer(dom.clone(), app.object(o).name.clone());
+            let tag = self.tag("placement", app.object(o).name.clone());
+            let lits = an.domain[o.index()]
+                .iter()
+                .map(|&n| {
+                    (
+                        n,
+                        self.solver
+                            .new_literal_for_predicate(predicate![v == n.0 as i32], tag),
+                    )
+                })
+                .collect();
+            self.dec.node_var.push(v);
+            self.x.push(lits);
+        }
+    }
+
+    /// Connections [c_in, c_out, cn, Loc]: an edge is local exactly when both ends share a node;
+    /// otherwise it uses a network both ends' nodes are on.
+    fn connections(
+        &mut self,
+        app: &Application,
+        cluster: &Cluster,
+        an: &Analysis,
+        fix: Option<&PartialMapping>,
+    ) {
+        for e in app.graph.edge_references() {
+            let (s, d) = (e.source(), e.target());
+            let (ds, dd) = (&an.domain[s.index()], &an.domain[d.index()]);
+            let can_local = ds.iter().any(|n| dd.contains(n));
+            let given = fix.and_then(|f| f.network[e.id().index()]);
+            let candidates: Vec<NetworkId> = (0..cluster.networks.len() as u32)
+                .map(NetworkId)
+                .filter(|&k| given.is_none_or(|g| g == k))
+                .filter(|&k| {
+                    ds.iter().any(|&a| {
+                        cluster.on_network(a, k)
+                            && dd.iter().any(|&b| b != a && cluster.on_network(b, k))
+                    })
+                })
+                .collect();
+            let mut dom: Vec<i32> = candidates.iter().map(|k| k.0 as i32 + 1).collect();
+            if can_local {
+                dom.insert(0, 0);
+            }
+            let name = app.edge_name(e.id());
+            let tag = self.tag("connections", name.clone());
+            if dom.is_empty() {
+                // Ends can never meet: no mapping. (An empty domain is not allowed: use 0 and forbid it.)
+                let v = self.solver.new_sparse_integer(vec![0]);
+                self.dec.net_var.push(v);
+                self.y.push(Vec::new());
+                self.solver.add_clause([predicate![v != 0]], tag);
+                continue;
+            }
+            let v = self
+                .solver
+                .new_named_sparse_integer(dom, format!("net({name})"));
+            let ys: Vec<(NetworkId, Literal)> = candidates
+                .iter()
+                .map(|&k| {
+                    (
+                        k,
+                        self.solver
+                            .new_literal_for_predicate(predicate![v == k.0 as i32 + 1], tag),
+                    )
+                })
+                .collect();
+            let loc = if can_local {
+                Some(
+                    self.solver
+                        .new_literal_for_predicate(predicate![v == 0], tag),
+                )
+            } else {
+                None
+            };
+            // Loc <-> same node.
+            for &n in ds {
+                let xs = self.xl(s, n).expect("domain");
+                match (self.xl(d, n), loc) {
+                    (Some(xd), Some(l)) => {
+                        self.post_clause(vec![!xs, !xd, l], tag);
+                        self.post_clause(vec![!l, !xs, xd], tag);
+                    }
+                    (None, Some(l)) => self.post_clause(vec![!l, !xs], tag),
+                    (_, None) => {}
+                }
+            }
+            // A network is used only by nodes on it.
+            for &(k, yk) in &ys {
+                for (end, dom) in [(s, ds), (d, dd)] {
+                    for &n in dom {
+                        if !cluster.on_network(n, k) {
+                            let xn = self.xl(end, n).expect("domain");
+                            self.post_clause(vec![!yk, !xn], tag);
+                        }
+                    }
+                }
+            }
+            self.dec.net_var.push(v);
+            self.y.push(ys);
+        }
+    }
+
+    fn post_clause(&mut self, lits: Vec<Literal>, tag: ConstraintTag) {
+        self.solver.add_constraint(clause(lits, tag)).post();
+    }
+
+    /// Traffic [bw = F x Vol; Σ Cin x Loc x bw <= BWmax, both directions]: per node and network,
+    /// the bandwidth of the non-local edges leaving (entering) it stays within the network's.
+    /// Rates are the synchronisation-only frequencies (exact when constant over all mappings,
+    /// their lower bound otherwise); weights are rounded down, so the constraint is a relaxation
+    /// of eq 9–10 at the verifier's tolerance.
+    fn traffic(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) {
+        for k in (0..cluster.networks.len() as u32).map(NetworkId) {
+            let cap = cluster.network(k).bandwidth;
+            for n in (0..cluster.nodes.len() as u32)
+                .map(NodeId)
+                .filter(|&n| cluster.on_network(n, k))
+            {
+                for send in [true, false] {
+                    let mut terms: Vec<(f64, ObjectId, EdgeId, Literal)> = Vec::new();
+                    for e in app.graph.edge_references() {
+                        let end = if send { e.source() } else { e.target() };
+                        let bw = e.weight().volume * an.rate_lo[e.id().index()];
+                        if bw <= 0.0 {
+                            continue;
+                        }
+                        if let (Some(_), Some(yk)) = (self.xl(end, n), self.yl(e.id(), k)) {
+                            terms.push((bw, end, e.id(), yk));
+                        }
+                    }
+                    if terms.is_empty() || terms.iter().map(|t| t.0).sum::<f64>() <= cap {
+                        continue;
+                    }
+                    let what = format!(
+                        "{} {} on {}",
+                        cluster.node(n).name,
+                        if send { "sends" } else { "receives" },
+                        cluster.network(k).name
+                    );
+                    let tag = self.tag("traffic", what);
+                    let scale = (1_500_000_000f64 / terms.len() as f64)
+                        .min(1_000_000.0)
+                        .floor();
+                    let (mut w, mut lits) = (Vec::new(), Vec::new());
+                    for (bw, end, _e, yk) in terms {
+                        let xn = self.xl(end, n).expect("domain");
+                        if bw > cap * (1.0 + EPS) + 1e-15 {
+                            self.post_clause(vec![!xn, !yk], tag);
+                            continue;
+                        }
+                        let z = self.solver.new_literal();
+                        self.post_clause(vec![!z, xn], tag);
+                        self.post_clause(vec![!z, yk], tag);
+                        self.post_clause(vec![z, !xn, !yk], tag);
+                        w.push((bw / cap * scale).floor() as i32);
+                        lits.push(z);
+                    }
+                    if !lits.is_empty() {
+                        self.solver
+                            .add_constraint(boolean_less_than_or_equals(w, lits, scale as i32, tag))
+                            .post();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Loads [Σ M x Load^c <= 100 %], per node: the modules' loads over an iteration at the
+    /// synchronisation-only pace (lower bounds) fit the node's CPUs. Implied by soundness
+    /// (ARCHITECTURE.md), posted for propagation. The sum is written over per-(group, node)
+    /// counts, and each group's counts add up to its size: bounds propagation then sees
+    /// pigeonhole facts (32 fluid instances filling exactly 32 CPUs leave no room for anything
+    /// else) that clause learning finds only slowly.
+    fn loads(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) {
+        const S: f64 = 10_000.0;
+        let mut per_group: Vec<Vec<DomainId>> = vec![Vec::new(); app.groups.len()];
+        for n in (0..cluster.nodes.len() as u32).map(NodeId) {
+            let (mut w, mut terms) = (Vec::new(), Vec::new());
+            let mut total = 0.0;
+            for (gi, g) in app.groups.iter().enumerate() {
+                if !g.is_module {
+                    continue;
+                }
+                let here: Vec<(usize, Literal)> = g
+                    .objects
+                    .iter()
+                    .filter_map(|&o| {
+                        self.xl(o, n)
+                            .map(|l| (an.module_of[o.index()].expect("module"), l))
+                    })
+                    .collect();
+                if here.is_empty() {
+                    continue;
+                }
+                // The lightest instance's bound, so the weighted count stays a lower bound.
+                let load = here
+                    .iter()
+                    .map(|&(mi, _)| an.load_lo(app, cluster, mi, n))
+                    .fold(f64::INFINITY, f64::min);
+                total += load * here.len() as f64;
+                let tag = self.tag(
+                    "loads",
+                    format!("count of {} on {}", g.name, cluster.node(n).name),
+                );
+                let cnt = self.solver.new_named_bounded_integer(
+                    0,
+                    here.len() as i32,
+                    format!("count({}, {})", g.name, cluster.node(n).name),
+                );
+                let mut eq: Vec<_> = here
+                    .iter()
+                    .map(|(_, l)| l.get_integer_variable().scaled(1))
+                    .collect();
+                eq.push(cnt.scaled(-1));
+                self.solver.add_constraint(equals(eq, 0, tag)).post();
+                per_group[gi].push(cnt);
+                w.push((load * S).floor() as i32);
+                terms.push(cnt);
+            }
+            let cpus = cluster.node(n).cpus as f64;
+            if total > cpus {
+                let tag = self.tag("loads", cluster.node(n).name.clone());
+                let t: Vec<_> = terms.iter().zip(&w).map(|(c, &k)| c.scaled(k)).collect();
+                self.solver
+                    .add_constraint(less_than_or_equals(t, (cpus * S) as i32, tag))
+                    .post();
+            }
+        }
+        for (gi, cnts) in per_group.into_iter().enumerate() {
+            if cnts.len() > 1 {
+                let tag = self.tag("loads", format!("{} placed once", app.groups[gi].name));
+                let t: Vec<_> = cnts.iter().map(|c| c.scaled(1)).collect();
+                self.solver
+                    .add_constraint(equals(t, app.groups[gi].objects.len() as i32, tag))
+                    .post();
+            }
+        }
+    }
+
+    /// The first allocation round: a module that paces itself (no synchronous input, not in a
+    /// cycle) keeps T_cexec = T_exec only if it finds an idle CPU, that is, if fewer than
+    /// CPUs(n) threads come before it in the node's order (decreasing T_I/O). Counting only the
+    /// modules that come before it in every mapping keeps this a relaxation. Skipped when a CPU is
+    /// pinned by hand (the scheduler then does not choose).
+    fn first_round(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) {
+        if self.dec.pinned_cpu.iter().any(|p| p.is_some()) {
+            return;
+        }
+        for (r, &ro) in an.modules.iter().enumerate() {
+            if !an.inputs[r].is_empty() || an.cycle_of[r].is_some() {
+                continue;
+            }
+            for &n in &an.domain[ro.index()].clone() {
+                let cpus = cluster.node(n).cpus as usize;
+                let (kr, _) = an.key(app, cluster, r, n);
+                let mut before = Vec::new();
+                for (j, &jo) in an.modules.iter().enumerate() {
+                    if j == r || an.cycle_of[j].is_some() {
+                        continue;
+                    }
+                    let Some(xj) = self.xl(jo, n) else { continue };
+                    let (lo, hi) = an.key(app, cluster, j, n);
+                    let surely_before = lo > kr || (lo == hi && lo == kr && jo < ro);
+                    if surely_before {
+                        before.push(xj);
+                    }
+                }
+                if before.len() < cpus {
+                    continue;
+                }
+                let xr = self.xl(ro, n).expect("domain");
+                let tag = self.tag(
+                    "first-round",
+                    format!(
+                        "{} idle CPU on {}",
+                        app.object(ro).name,
+                        cluster.node(n).name
+                    ),
+                );
+                let ones = vec![1; before.len()];
+                self.solver
+                    .add_constraint(boolean_less_than_or_equals(
+                        ones,
+                        before,
+                        cpus as i32 - 1,
+                        tag,
+                    ))
+                    .implied_by(xr);
+            }
+        }
+    }
+
+    /// The first allocation round for a module paced by its inputs (not in a cycle): it keeps up
+    /// only if the CPU it gets has a free share >= u = T_exec / (fastest input pace). Once CPUs(n)
+    /// threads precede it, every CPU carries at least the load LD of its first thread, so if all
+    /// the modules before it are heavier than 1 - u, at most CPUs(n) - 1 of them may precede it.
+    /// Any other module that might come first (lighter, in a cycle, or of uncertain order)
+    /// switches the constraint off (big-M), which keeps it a relaxation.
+    fn keep_up(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) {
+        if self.dec.pinned_cpu.iter().any(|p| p.is_some()) {
+            return;
+        }
+        for (mi, &mo) in an.modules.iter().enumerate() {
+            if an.inputs[mi].is_empty() || an.cycle_of[mi].is_some() {
+                continue;
+            }
+            let in_min_hi = an.inputs[mi]
+                .iter()
+                .map(|x| x.ratio * an.tit_hi[x.source])
+                .fold(f64::INFINITY, f64::min);
+            for &n in &an.domain[mo.index()].clone() {
+                let cpus = cluster.node(n).cpus as i32;
+                let (texec, _) = an.costs(app, cluster, mi, n);
+                let u_lo = texec / in_min_hi;
+                let (klo, khi) = an.key(app, cluster, mi, n);
+                let (mut heavy, mut light) = (Vec::new(), Vec::new());
+                for (j, &jo) in an.modules.iter().enumerate() {
+                    if j == mi {
+                        continue;
+                    }
+                    let Some(xj) = self.xl(jo, n) else { continue };
+                    let (lo, hi) = an.key(app, cluster, j, n);
+                    let surely_before =
+                        lo > khi || (lo == hi && klo == khi && lo == klo && jo < mo);
+                    let maybe_before = hi > klo
+                        || (hi == klo && jo < mo)
+                        || an.cycle_of[j].is_some()
+                        || !(lo == hi && klo == khi);
+                    let (_, ld) = an.costs(app, cluster, j, n);
+                    if surely_before && an.cycle_of[j].is_none() && ld > 1.0 - u_lo {
+                        heavy.push(xj);
+                    } else if maybe_before {
+                        light.push(xj);
+                    }
+                }
+                if (heavy.len() as i32) < cpus {
+                    continue;
+                }
+                let big = heavy.len() as i32;
+                let xm = self.xl(mo, n).expect("domain");
+                let tag = self.tag(
+                    "keep-up",
+                    format!("{} on {}", app.object(mo).name, cluster.node(n).name),
+                );
+                let mut w = vec![1; heavy.len()];
+                w.extend(std::iter::repeat_n(-big, light.len()));
+                heavy.extend(light);
+                self.solver
+                    .add_constraint(boolean_less_than_or_equals(w, heavy, cpus - 1, tag))
+                    .implied_by(xm);
+            }
+        }
+    }
+
+    /// Requirements: minimum frequencies are checked against the fastest possible pace (no
+    /// mapping can do better); path latencies (eq 11) bound the routes' transfer times given the
+    /// modules' fastest T_it.
+    fn requirements(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) {
+        for r in &app.requirements {
+            if let Requirement::MaxLatency { name, path, max_s } = r {
+                let base: f64 = path
+                    .iter()
+                    .filter_map(|o| an.module_of[o.index()])
+                    .map(|mi| an.tit_lo[mi])
+                    .sum();
+                let slack = max_s * (1.0 + EPS) + 1e-15 - base;
+                let tag = self.tag("requirements", name.clone());
+                let (mut w, mut lits) = (Vec::new(), Vec::new());
+                const S: f64 = 1_000_000.0;
+                for pair in path.windows(2) {
+                    let Some(e) = app.graph.edges_connecting(pair[0], pair[1]).next() else {
+                        continue;
+                    };
+                    for &(k, yk) in &self.y[e.id().index()].clone() {
+                        let net = cluster.network(k);
+                        let c = e.weight().volume / net.bandwidth + net.latency;
+                        if c > slack {
+                            self.post_clause(vec![!yk], tag);
+                        } else if c > 0.0 {
+                            w.push((c / slack * S).floor() as i32);
+                            lits.push(yk);
+                        }
+                    }
+                }
+                if slack < 0.0 {
+                    let f = self.solver.get_false_literal();
+                    self.post_clause(vec![f], tag);
+                } else if !lits.is_empty() {
+                    self.solver
+                        .add_constraint(boolean_less_than_or_equals(w, lits, S as i32, tag))
+                        .post();
+                }
+            }
+        }
+    }
+
+    /// Filter locality (CP paper, Section 4.2): a filter shares the node of one of its sources or
+    /// destinations.
+    fn filter_locality(&mut self, app: &Application, an: &Analysis) {
+        for f in app
+            .graph
+            .node_indices()
+            .filter(|&o| !app.object(o).is_module())
+        {
+            let tag = self.tag("filter-locality", app.object(f).name.clone());
+            let nbs: Vec<ObjectId> = app
+                .graph
+                .neighbors_directed(f, Direction::Incoming)
+                .chain(app.graph.neighbors_directed(f, Direction::Outgoing))
+                .collect();
+            for &n in &an.domain[f.index()] {
+                let xf = self.xl(f, n).expect("domain");
+                let mut c = vec![!xf];
+                c.extend(nbs.iter().filter_map(|&b| self.xl(b, n)));
+                self.post_clause(c, tag);
+            }
+        }
+    }
+
+    /// Symmetry breaking. Module instances of one group with the same domain whose swap maps the
+    /// edge set onto itself (same volumes and roles) are interchangeable: their nodes are ordered.
+    /// Nodes with the same CPUs, processor type and networks, that every domain treats alike, are
+    /// interchangeable: a later one is used only if the earlier one is. Both keep at least one
+    /// mapping of every orbit, so feasibility and optimal node counts are unchanged.
+    fn symmetry(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) {
+        let in_paths: std::collections::HashSet<ObjectId> = app
+            .requirements
+            .iter()
+            .flat_map(|r| match r {
+                Requirement::MaxLatency { path, .. } => path.clone(),
+                _ => vec![],
+            })
+            .collect();
+        let edge_key = |a: ObjectId, b: ObjectId, w: &crate::model::Edge| {
+            (a, b, format!("{:?}", w.role), w.volume.to_bits())
+        };
+        let mut edges: std::collections::HashMap<(ObjectId, ObjectId, String, u64), usize> =
+            Default::default();
+        for e in app.graph.edge_references() {
+            *edges
+                .entry(edge_key(e.source(), e.target(), e.weight()))
+                .or_default() += 1;
+        }
+        let swappable = |a: ObjectId, b: ObjectId| -> bool {
+            let sw = |o: ObjectId| {
+                if o == a {
+                    b
+                } else if o == b {
+                    a
+                } else {
+                    o
+                }
+            };
+            let mut img: std::collections::HashMap<(ObjectId, ObjectId, String, u64), usize> =
+                Default::default();
+            for e in app.graph.edge_references() {
+                *img.entry(edge_key(sw(e.source()), sw(e.target()), e.weight()))
+                    .or_default() += 1;
+            }
+            img == edges
+        };
+        for g in &app.groups {
+            if !g.is_module {
+                continue;
+            }
+            let objs: Vec<ObjectId> = g
+                .objects
+                .iter()
+                .copied()
+                .filter(|o| !in_paths.contains(o))
+                .collect();
+            let mut used = vec![false; objs.len()];
+            for i in 0..objs.len() {
+                if used[i] {
+                    continue;
+                }
+                let mut class = vec![objs[i]];
+                for j in i + 1..objs.len() {
+                    if !used[j]
+                        && an.domain[objs[j].index()] == an.domain[objs[i].index()]
+                        && swappable(objs[i], objs[j])
+                    {
+                        used[j] = true;
+                        class.push(objs[j]);
+                    }
+                }
+                for w in class.windows(2) {
+                    let tag = self.tag(
+                        "symmetry",
+                        format!("{} before {}", app.object(w[0]).name, app.object(w[1]).name),
+                    );
+                    let (a, b) = (
+                        self.dec.node_var[w[0].index()],
+                        self.dec.node_var[w[1].index()],
+                    );
+                    self.solver
+                        .add_constraint(binary_less_than_or_equals(a, b, tag))
+                        .post();
+                }
+            }
+        }
+        // Identical nodes.
+        let n = cluster.nodes.len();
+        let signature = |i: usize| {
+            let node = &cluster.nodes[i];
+            let member: Vec<bool> = an
+                .domain
+                .iter()
+                .map(|d| d.contains(&NodeId(i as u32)))
+                .collect();
+            (
+                node.cpus,
+                node.processor.clone(),
+                node.networks.clone(),
+                member,
+            )
+        };
+        let sigs: Vec<_> = (0..n).map(signature).collect();
+        let mut prev_of_class: std::collections::HashMap<usize, usize> = Default::default();
+        for i in 0..n {
+            let Some(first) = (0..i).find(|&j| sigs[j] == sigs[i]) else {
+                continue;
+            };
+            let prev = *prev_of_class.get(&first).unwrap_or(&first);
+            prev_of_class.insert(first, i);
+            let (a, b) = (NodeId(prev as u32), NodeId(i as u32));
+            let tag = self.tag(
+                "symmetry",
+                format!(
+                    "{} used before {}",
+                    cluster.node(a).name,
+                    cluster.node(b).name
+                ),
+            );
+            // used(b) -> used(a): for every object o placed on b, some object is on a.
+            let on_a: Vec<Literal> = app
+                .graph
+                .node_indices()
+                .filter_map(|o| self.xl(o, a))
+                .collect();
+            for o in app.graph.node_indices() {
+                if let Some(xb) = self.xl(o, b) {
+                    let mut c = vec![!xb];
+                    c.extend(on_a.iter().copied());
+                    self.post_clause(c, tag);
+                }
+            }
+        }
+    }
+
+    /// Adds the clause "at least one of these literals holds". Literals about impossible values
+    /// are false (dropped when positive; a negative one makes the clause trivially true).
+    pub fn add_nogood_clause(&mut self, lits: &[Lit], family: &'static str, what: String) {
+        let mut out = Vec::new();
+        for &l in lits {
+            let (lit, positive) = match l {
+                Lit::Place(o, n, p) => (self.xl(o, n), p),
+                Lit::Route(e, k, p) => (self.yl(e, k), p),
+            };
+            match (lit, positive) {
+                (Some(x), true) => out.push(x),
+                (Some(x), false) => out.push(!x),
+                (None, true) => {}
+                (None, false) => return,
+            }
+        }
+        let tag = self.tag(family, what);
+        if out.is_empty() {
+            let f = self.solver.get_false_literal();
+            out.push(f);
+        }
+        self.solver.add_constraint(clause(out, tag)).post();
+    }
+
+    /// Literals that pin down a complete mapping (its negation is the most specific nogood).
+    pub fn assignment(&self, mapping: &Mapping) -> Vec<Lit> {
+        let mut v: Vec<Lit> = mapping
+            .placement
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Lit::Place(ObjectId::new(i), p.node, true))
+            .collect();
+        for (i, r) in mapping.routes.iter().enumerate() {
+            if let Route::Net(k) = r {
+                v.push(Lit::Route(EdgeId::new(i), *k, true));
+            }
+        }
+        v
+    }
+}
+
+impl Decoder {
+    /// The mapping a solution describes.
+    pub fn decode(&self, sol: &impl ProblemSolution) -> Mapping {
+        let placement = self
+            .node_var
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| Placement {
+                node: NodeId(sol.get_integer_value(v) as u32),
+                cpu: self.pinned_cpu[i],
+            })
+            .collect();
+        let routes = self
+            .net_var
+            .iter()
+            .map(|&v| match sol.get_integer_value(v) {
+                0 => Route::Local,
+                k => Route::Net(NetworkId(k as u32 - 1)),
+            })
+            .collect();
+        Mapping { placement, routes }
+    }
+}
