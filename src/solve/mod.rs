@@ -65,7 +65,6 @@ pub struct SolveOptions {
     pub perf: perf::Options,
 }
 
-
 /// A complete mapping from a partial one, if every object is placed and every edge's route is
 /// determined (given, local, or the only shared network).
 fn completed(app: &Application, cluster: &Cluster, fix: &PartialMapping) -> Option<Mapping> {
@@ -169,7 +168,14 @@ fn reject(
     stats: &mut Stats,
 ) {
     let derived = nogood::derive(app, cluster, an, candidate, r);
-    if derived.is_empty() {
+    debug_assert!(derived
+        .iter()
+        .all(|(c, _)| nogood::falsified_by(c, candidate)));
+    // Progress is guaranteed only if some nogood excludes this very candidate.
+    if !derived
+        .iter()
+        .any(|(c, _)| nogood::falsified_by(c, candidate))
+    {
         let c: Vec<Lit> = model
             .assignment(candidate)
             .into_iter()

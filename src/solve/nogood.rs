@@ -20,6 +20,14 @@ fn le(a: f64, b: f64) -> bool {
     a <= b * (1.0 + EPS) + 1e-15
 }
 
+/// Whether the candidate violates the clause (every literal false under it).
+pub fn falsified_by(c: &[Lit], m: &Mapping) -> bool {
+    c.iter().all(|&l| match l {
+        Lit::Place(o, n, p) => (m.node_of(o) == n) != p,
+        Lit::Route(e, k, p) => (m.route(e) == Route::Net(k)) != p,
+    })
+}
+
 /// Nogood clauses (disjunctions of literals) for a rejected candidate, with a name each.
 pub fn derive(
     app: &Application,
@@ -91,6 +99,7 @@ fn first_round(
             for &j in prefix {
                 c.push(Lit::Place(an.modules[j], n, false));
             }
+            let mut general = true;
             for (j, &jo) in an.modules.iter().enumerate() {
                 if j == mi || prefix.contains(&j) || !an.domain[jo.index()].contains(&n) {
                     continue;
@@ -98,8 +107,16 @@ fn first_round(
                 let (_, hi) = an.key(app, cluster, j, n);
                 let maybe_before = hi > km || (hi == km && jo < mo) || an.cycle_of[j].is_some();
                 if maybe_before {
+                    if here.contains(&j) {
+                        // On n after m here, but it could precede m elsewhere: no safe generalisation.
+                        general = false;
+                        break;
+                    }
                     c.push(Lit::Place(jo, n, true));
                 }
+            }
+            if !general {
+                break;
             }
             out.push((
                 c,

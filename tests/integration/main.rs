@@ -6,4 +6,5 @@ mod cli;
 mod hand;
 mod paper;
 mod robustness;
+mod solver;
 mod support;

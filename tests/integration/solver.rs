@@ -1,0 +1,466 @@
+//! `solve`: verified answers, the CP paper's Section 4.2 facts, --fix consistency with `check`,
+//! determinism, round trip, and agreement with brute force on random tiny instances.
+
+use crate::support::*;
+use flowmap::csp::BuildOptions;
+use flowmap::model::{Application, Cluster, Mapping, NetworkId, NodeId, Placement, Route};
+use flowmap::parse::{self, PartialMapping};
+use flowmap::perf;
+use flowmap::solve::{self, mapping_key, SolveOptions, Status};
+use flowmap::verify::{self, Verdict};
+use proptest::prelude::*;
+use std::collections::BTreeSet;
+use std::process::Command;
+
+fn load(app: &str, cluster: &str) -> (Application, Cluster) {
+    let r = root();
+    (
+        parse::load_application(&r.join(app), &[]).unwrap(),
+        parse::load_cluster(&r.join(cluster)).unwrap(),
+    )
+}
+
+fn sound(app: &Application, cluster: &Cluster, m: &Mapping) -> bool {
+    verify::check(app, cluster, m, &perf::Options::default()).verdict == Verdict::Sound
+}
+
+#[test]
+fn fluid_particle_has_a_verified_mapping() {
+    let (app, cluster) = load("models/fluid-particle.toml", "clusters/lifo-2007.toml");
+    let o = solve::solve(&app, &cluster, None, &SolveOptions::default());
+    assert_eq!(o.status, Status::Feasible);
+    // Checked again here, independently of the solver's own loop.
+    assert!(sound(&app, &cluster, o.mapping.as_ref().unwrap()));
+    // The pins hold: renderer[i] on node0(i+1), joypad on node01; fluid on node11..node18.
+    let m = o.mapping.unwrap();
+    for i in 0..4 {
+        let r = app.find_object(&format!("renderer[{i}]")).unwrap();
+        assert_eq!(cluster.node(m.node_of(r)).name, format!("node0{}", i + 1));
+    }
+    for i in 0..32 {
+        let f = app.find_object(&format!("fluid[{i}]")).unwrap();
+        assert!(cluster.node(m.node_of(f)).name.starts_with("node1"));
+    }
+}
+
+#[test]
+fn single_gigabit_link_per_node_has_no_mapping() {
+    // CP paper, Section 4.2. By hand: a renderer node has 2 CPUs; viewers (T_I/O 42.84 ms) come
+    // before the renderer (1.71 ms) in its order, so with two viewers there the renderer finds
+    // no idle CPU (cpu-overload); so at most one viewer sits with each renderer, and each renderer
+    // receives >= 3 x 160000 / 4 x 64 B x (1 / 70 ms) = 109.7 MB/s > 100 MB/s on its only link.
+    let (app, cluster) = load(
+        "models/fluid-particle.toml",
+        "clusters/lifo-2007-single-gige.toml",
+    );
+    let o = solve::solve(&app, &cluster, None, &SolveOptions::default());
+    assert_eq!(o.status, Status::Infeasible);
+    assert!(3.0 * 160000.0 / 4.0 * 64.0 / 0.070 > 100e6);
+}
+
+#[test]
+fn fix_returns_the_table6_mapping_as_valid() {
+    let (app, cluster) = load("models/fluid-particle.toml", "clusters/lifo-2007.toml");
+    let path = root().join("models/mappings/fluid-particle-table6.toml");
+    let fix = parse::load_partial_mapping(&path, &app, &cluster).unwrap();
+    let want = parse::load_mapping(&path, &app, &cluster).unwrap();
+    let o = solve::solve(&app, &cluster, Some(&fix), &SolveOptions::default());
+    assert_eq!(o.status, Status::Feasible);
+    assert_eq!(o.mapping.unwrap(), want);
+}
+
+#[test]
+fn fix_agrees_with_check_on_every_mapping_in_the_corpus() {
+    // Every bundled mapping, plus each with --set particles=1000000 (unsound: overflow).
+    let cases = [
+        (
+            "models/fluid-particle.toml",
+            "clusters/lifo-2007.toml",
+            "models/mappings/fluid-particle-table6.toml",
+        ),
+        (
+            "models/sync-cycle.toml",
+            "clusters/lifo-2007.toml",
+            "models/mappings/sync-cycle-3nodes.toml",
+        ),
+        (
+            "models/sync-cycle.toml",
+            "clusters/lifo-2007.toml",
+            "models/mappings/sync-cycle-1node.toml",
+        ),
+    ];
+    let mut seen = 0;
+    for (a, c, m) in cases {
+        for set in [
+            vec![],
+            vec![parse::Override {
+                name: "particles".into(),
+                value: 1e6,
+            }],
+        ] {
+            let r = root();
+            let Ok(app) = parse::load_application(&r.join(a), &set) else {
+                continue;
+            };
+            let cluster = parse::load_cluster(&r.join(c)).unwrap();
+            let mapping = parse::load_mapping(&r.join(m), &app, &cluster).unwrap();
+            let fix = parse::load_partial_mapping(&r.join(m), &app, &cluster).unwrap();
+            let checked = verify::check(&app, &cluster, &mapping, &perf::Options::default());
+            let solved = solve::solve(&app, &cluster, Some(&fix), &SolveOptions::default());
+            let want = if checked.verdict == Verdict::Sound {
+                Status::Feasible
+            } else {
+                Status::Infeasible
+            };
+            assert_eq!(solved.status, want, "{m} {set:?}");
+            assert_eq!(
+                solved.report.unwrap().diagnostics,
+                checked.diagnostics,
+                "{m}"
+            );
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 4);
+}
+
+#[test]
+fn partial_fix_is_completed_around_the_fixed_part() {
+    // Fix the fluid on node11..node18 as in Table VI and put viewer[0] on node03 (with renderer[2]).
+    let (app, cluster) = load("models/fluid-particle.toml", "clusters/lifo-2007.toml");
+    let src = "[place]\nfluid = { nodes = [\"node11..node18\"], per_node = 4 }\n\"viewer[0]\" = \"node03\"\n";
+    let fix = parse::mapping_from_str(src, "fix.toml", &app, &cluster).unwrap();
+    let o = solve::solve(&app, &cluster, Some(&fix), &SolveOptions::default());
+    assert_eq!(o.status, Status::Feasible);
+    let m = o.mapping.unwrap();
+    assert!(sound(&app, &cluster, &m));
+    for (i, p) in fix.placement.iter().enumerate() {
+        if let Some(p) = p {
+            assert_eq!(m.placement[i].node, p.node);
+        }
+    }
+}
+
+#[test]
+fn same_seed_same_mapping_and_seeds_all_verified() {
+    let (app, cluster) = load("models/fluid-particle.toml", "clusters/lifo-2007.toml");
+    let opts = |seed| SolveOptions {
+        build: BuildOptions {
+            seed,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let a = solve::solve(&app, &cluster, None, &opts(7))
+        .mapping
+        .unwrap();
+    let b = solve::solve(&app, &cluster, None, &opts(7))
+        .mapping
+        .unwrap();
+    assert_eq!(a, b);
+    for seed in 1..4 {
+        let m = solve::solve(&app, &cluster, None, &opts(seed))
+            .mapping
+            .unwrap();
+        assert!(sound(&app, &cluster, &m));
+    }
+}
+
+#[test]
+fn cli_solve_round_trips_through_check() {
+    let dir = std::env::temp_dir().join(format!("flowmap-solve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("found.toml");
+    let bin = env!("CARGO_BIN_EXE_flowmap");
+    let run = |args: &[&str]| {
+        Command::new(bin)
+            .current_dir(root())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let s1 = run(&[
+        "solve",
+        "models/fluid-particle.toml",
+        "clusters/lifo-2007.toml",
+        "--format",
+        "json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        s1.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&s1.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&s1.stdout).unwrap();
+    assert_eq!(v["status"], "feasible");
+    assert_eq!(v["check"]["verdict"], "sound");
+    assert!(v["stats"]["time_s"].is_number() && v["stats"]["rejected_by_verifier"].is_number());
+    // check accepts the written file unchanged and agrees.
+    let c = run(&[
+        "check",
+        "models/fluid-particle.toml",
+        "clusters/lifo-2007.toml",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        c.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&c.stderr)
+    );
+    let cv: serde_json::Value = serde_json::from_slice(&c.stdout).unwrap();
+    assert_eq!(cv["modules"], v["check"]["modules"]);
+    // Same input, same seed: same bytes (but the timing).
+    let s2 = run(&[
+        "solve",
+        "models/fluid-particle.toml",
+        "clusters/lifo-2007.toml",
+        "--format",
+        "json",
+    ]);
+    let mut v2: serde_json::Value = serde_json::from_slice(&s2.stdout).unwrap();
+    let mut v1 = v.clone();
+    v1["stats"]["time_s"] = 0.into();
+    v2["stats"]["time_s"] = 0.into();
+    assert_eq!(v1, v2);
+    // Proven infeasible: exit 1. DOT: a graph.
+    let i = run(&[
+        "solve",
+        "models/fluid-particle.toml",
+        "clusters/lifo-2007-single-gige.toml",
+    ]);
+    assert_eq!(i.status.code(), Some(1));
+    let d = run(&[
+        "solve",
+        "models/fluid-particle.toml",
+        "clusters/lifo-2007.toml",
+        "--format",
+        "dot",
+    ]);
+    let dot = String::from_utf8_lossy(&d.stdout);
+    assert!(
+        dot.starts_with("digraph mapping {")
+            && dot.contains("cluster_node01")
+            && dot.contains("label=\"myrinet\"")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---- random tiny instances against brute force -------------------------------------------
+
+#[derive(Debug, Clone)]
+struct Tiny {
+    app: String,
+    cluster: String,
+}
+
+fn tiny() -> impl Strategy<Value = Tiny> {
+    let module = (
+        prop::sample::select(vec![10u32, 20, 30, 50]),
+        prop::sample::select(vec![0.3f64, 0.5, 0.8, 1.0]),
+        any::<bool>(),
+    );
+    let conn = (
+        0usize..4,
+        0usize..4,
+        any::<bool>(),
+        prop::sample::select(vec![0u32, 1, 3, 6]),
+    );
+    let node = (1u32..3, 1u32..4, any::<bool>());
+    (
+        prop::collection::vec(module, 2..5),
+        prop::collection::vec(conn, 0..5),
+        prop::collection::vec(node, 2..4),
+        prop::sample::select(vec![50u32, 100]),
+        0u32..4,
+    )
+        .prop_map(|(mods, conns, nodes, bw, extra)| {
+            let mut app = String::new();
+            for (i, (t, ld, per_type)) in mods.iter().enumerate() {
+                if *per_type && i == 0 {
+                    app += &format!("[[modules]]\nname = \"m{i}\"\ntexec = {{ a = \"{t} ms\", b = \"{} ms\" }}\nload = {ld}\n", t * 2);
+                } else {
+                    app += &format!("[[modules]]\nname = \"m{i}\"\ntexec = \"{t} ms\"\nload = {ld}\n");
+                }
+            }
+            let n = mods.len();
+            let mut seen = BTreeSet::new();
+            for (a, b, greedy, mb) in conns {
+                let (a, b) = (a % n, b % n);
+                if a == b || !seen.insert((a, b)) {
+                    continue;
+                }
+                let kind = if greedy { "greedy" } else { "fifo" };
+                app += &format!("[[connections]]\nfrom = \"m{a}\"\nto = \"m{b}\"\nkind = \"{kind}\"\nvolume = \"{mb} MB\"\n");
+            }
+            if extra == 1 {
+                app += "[[requirements]]\nmodule = \"m0\"\nmin_frequency = \"40 Hz\"\n";
+            }
+            let mut cluster = format!("[[networks]]\nname = \"A\"\nbandwidth = \"{bw} MB/s\"\nlatency = \"0.1 ms\"\n[[networks]]\nname = \"B\"\nbandwidth = \"200 MB/s\"\nlatency = \"0 ms\"\n");
+            for (i, (cpus, nets, typ)) in nodes.iter().enumerate() {
+                let nl = match nets {
+                    1 => "[\"A\"]",
+                    2 => "[\"B\"]",
+                    _ => "[\"A\", \"B\"]",
+                };
+                let t = if *typ { "a" } else { "b" };
+                cluster += &format!("[[nodes]]\nnames = \"n{i}\"\ncpus = {cpus}\nprocessor = \"{t}\"\nnetworks = {nl}\n");
+            }
+            Tiny { app, cluster }
+        })
+}
+
+/// Every mapping (object -> node; each non-local edge -> a network both nodes are on) that
+/// `check` calls sound.
+fn brute_force(app: &Application, cluster: &Cluster) -> BTreeSet<(Vec<u32>, Vec<Option<u32>>)> {
+    let objs = app.graph.node_count();
+    let nodes = cluster.nodes.len();
+    let edges: Vec<_> = app.graph.edge_indices().collect();
+    let mut out = BTreeSet::new();
+    let total = nodes.pow(objs as u32);
+    for code in 0..total {
+        let mut c = code;
+        let placement: Vec<Placement> = (0..objs)
+            .map(|_| {
+                let n = c % nodes;
+                c /= nodes;
+                Placement {
+                    node: NodeId(n as u32),
+                    cpu: None,
+                }
+            })
+            .collect();
+        // Route choices per non-local edge.
+        let choices: Vec<Vec<Route>> = edges
+            .iter()
+            .map(|&e| {
+                let (s, d) = app.graph.edge_endpoints(e).unwrap();
+                let (a, b) = (placement[s.index()].node, placement[d.index()].node);
+                if a == b {
+                    vec![Route::Local]
+                } else {
+                    cluster
+                        .shared_networks(a, b)
+                        .into_iter()
+                        .map(Route::Net)
+                        .collect()
+                }
+            })
+            .collect();
+        if choices.iter().any(|c| c.is_empty()) {
+            continue; // no common network: unsound (placement)
+        }
+        let combos: usize = choices.iter().map(|c| c.len()).product();
+        for k in 0..combos {
+            let mut r = k;
+            let routes: Vec<Route> = choices
+                .iter()
+                .map(|c| {
+                    let x = c[r % c.len()];
+                    r /= c.len();
+                    x
+                })
+                .collect();
+            let m = Mapping {
+                placement: placement.clone(),
+                routes,
+            };
+            if sound(app, cluster, &m) {
+                out.insert(mapping_key(&m));
+            }
+        }
+    }
+    out
+}
+
+fn exact_opts(symmetry: bool) -> SolveOptions {
+    // A time limit turns a runaway search into a failure instead of a hang.
+    SolveOptions {
+        build: BuildOptions {
+            symmetry,
+            filter_locality: false,
+            seed: 1,
+        },
+        time_limit: Some(std::time::Duration::from_secs(60)),
+        ..Default::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 120, .. ProptestConfig::default() })]
+
+    #[test]
+    fn csp_plus_verifier_equals_brute_force(t in tiny()) {
+        let app = parse::application_from_str(&t.app, "app.toml", &[]).unwrap();
+        let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
+        let want = brute_force(&app, &cluster);
+        let (found, _) = solve::enumerate_sound(&app, &cluster, &exact_opts(false), 100_000).expect("enumeration finished");
+        let got: BTreeSet<_> = found.iter().map(mapping_key).collect();
+        prop_assert_eq!(got.len(), found.len(), "duplicates in the enumeration");
+        prop_assert_eq!(&got, &want, "\n{}\n{}", t.app, t.cluster);
+        // solve agrees on feasibility with and without symmetry breaking, and is verified.
+        for sym in [false, true] {
+            let o = solve::solve(&app, &cluster, None, &exact_opts(sym));
+            prop_assert_eq!(o.status == Status::Feasible, !want.is_empty(), "symmetry {}", sym);
+            if let Some(m) = &o.mapping {
+                prop_assert!(want.contains(&mapping_key(m)));
+            }
+        }
+    }
+}
+
+#[test]
+fn routes_are_part_of_the_answer() {
+    // Two single-CPU nodes on two networks; a -> b with 6 MB at 10 Hz = 60 MB/s: network A
+    // (50 MB/s) is too slow, B (200 MB/s) fits; co-location is impossible (2 modules of LD 1
+    // on one CPU starve). So the only sound mappings route over B: (a, b) on (n0, n1) or (n1, n0).
+    let app = parse::application_from_str("[[modules]]\nname = \"a\"\ntexec = \"100 ms\"\nload = 1.0\n[[modules]]\nname = \"b\"\ntexec = \"10 ms\"\nload = 1.0\n[[connections]]\nfrom = \"a\"\nto = \"b\"\nvolume = \"6 MB\"\n", "app", &[]).unwrap();
+    let cluster = parse::cluster_from_str("[[networks]]\nname = \"A\"\nbandwidth = \"50 MB/s\"\nlatency = \"0 ms\"\n[[networks]]\nname = \"B\"\nbandwidth = \"200 MB/s\"\nlatency = \"0 ms\"\n[[nodes]]\nnames = \"n0..n1\"\ncpus = 1\nprocessor = \"p\"\nnetworks = [\"A\", \"B\"]\n", "cluster").unwrap();
+    let (found, _) = solve::enumerate_sound(&app, &cluster, &exact_opts(false), 100).unwrap();
+    let got: BTreeSet<_> = found.iter().map(mapping_key).collect();
+    let want: BTreeSet<_> = [(vec![0, 1], vec![Some(1)]), (vec![1, 0], vec![Some(1)])]
+        .into_iter()
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(brute_force(&app, &cluster), want);
+    let _ = (
+        NetworkId(0),
+        PartialMapping {
+            placement: vec![],
+            network: vec![],
+        },
+    );
+}
+
+/// The generator must produce what the property test is for: empty and non-empty answer sets,
+/// candidates the verifier rejects, and nogoods more general than one candidate.
+#[test]
+fn random_instances_exercise_rejections_and_nogoods() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let (mut empty, mut nonempty, mut rejected, mut general) = (0, 0, 0, 0);
+    for _ in 0..120 {
+        let t = tiny().new_tree(&mut runner).unwrap().current();
+        let app = parse::application_from_str(&t.app, "app.toml", &[]).unwrap();
+        let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
+        let (found, stats) =
+            solve::enumerate_sound(&app, &cluster, &exact_opts(false), 100_000).unwrap();
+        if found.is_empty() {
+            empty += 1
+        } else {
+            nonempty += 1
+        }
+        rejected += stats.rejected;
+        general += stats.general_nogoods;
+    }
+    assert!(
+        empty > 10 && nonempty > 10 && rejected > 20 && general > 5,
+        "empty {empty} nonempty {nonempty} rejected {rejected} general {general}"
+    );
+}
