@@ -9,12 +9,8 @@ fn bench_check(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let app = parse::load_application(&root.join("models/fluid-particle.toml"), &[]).expect("app");
     let cluster = parse::load_cluster(&root.join("clusters/lifo-2007.toml")).expect("cluster");
-    let mapping = parse::load_mapping(
-        &root.join("models/mappings/fluid-particle-table6.toml"),
-        &app,
-        &cluster,
-    )
-    .expect("mapping");
+    let mapping =
+        parse::load_mapping(&root.join("models/mappings/fluid-particle-table6.toml"), &app, &cluster).expect("mapping");
     let opts = perf::Options::default();
     // Check the answer first: sound, fluid at 70 ms, renderer at 57 ms (Table VI).
     let r = verify::check(&app, &cluster, &mapping, &opts);
@@ -24,20 +20,10 @@ fn bench_check(c: &mut Criterion) {
     assert!((tit("fluid[0]") - 0.070).abs() < 1e-12 && (tit("renderer[0]") - 0.057).abs() < 1e-12);
 
     c.bench_function("check fluid-particle table6", |b| {
-        b.iter(|| {
-            verify::check(
-                black_box(&app),
-                black_box(&cluster),
-                black_box(&mapping),
-                &opts,
-            )
-        })
+        b.iter(|| verify::check(black_box(&app), black_box(&cluster), black_box(&mapping), &opts))
     });
     c.bench_function("parse fluid-particle", |b| {
-        b.iter(|| {
-            parse::load_application(black_box(&root.join("models/fluid-particle.toml")), &[])
-                .unwrap()
-        })
+        b.iter(|| parse::load_application(black_box(&root.join("models/fluid-particle.toml")), &[]).unwrap())
     });
 }
 

@@ -57,23 +57,10 @@ pub struct Sink {
 
 impl Sink {
     pub fn new(file: impl Into<String>) -> Self {
-        Sink {
-            file: file.into(),
-            errors: Vec::new(),
-        }
+        Sink { file: file.into(), errors: Vec::new() }
     }
-    pub fn push(
-        &mut self,
-        line: Option<usize>,
-        item: impl Into<String>,
-        message: impl Into<String>,
-    ) {
-        self.errors.push(InputError {
-            file: self.file.clone(),
-            line,
-            item: item.into(),
-            message: message.into(),
-        });
+    pub fn push(&mut self, line: Option<usize>, item: impl Into<String>, message: impl Into<String>) {
+        self.errors.push(InputError { file: self.file.clone(), line, item: item.into(), message: message.into() });
     }
     pub fn is_empty(&self) -> bool {
         self.errors.is_empty()

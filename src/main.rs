@@ -4,10 +4,11 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use flowmap::csp::BuildOptions;
 use flowmap::error::InputErrors;
+use flowmap::model::{Application, Cluster};
 use flowmap::parse::{self, Override};
 use flowmap::solve::{self, SolveOptions, Status};
 use flowmap::{perf, report, verify};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -71,6 +72,18 @@ enum Cmd {
     },
 }
 
+/// Reads both descriptions, reporting the problems of both files together.
+fn load(app: &Path, cluster: &Path, set: &[Override]) -> Result<(Application, Cluster), InputErrors> {
+    match (parse::load_application(app, set), parse::load_cluster(cluster)) {
+        (Ok(a), Ok(c)) => Ok((a, c)),
+        (a, c) => {
+            let mut all = a.err().map(|e| e.0).unwrap_or_default();
+            all.extend(c.err().map(|e| e.0).unwrap_or_default());
+            Err(InputErrors(all))
+        }
+    }
+}
+
 fn bad_input(e: InputErrors) -> ExitCode {
     eprintln!("{e}");
     ExitCode::from(2)
@@ -85,19 +98,9 @@ fn main() -> ExitCode {
         }
     };
     match cli.cmd {
-        Cmd::Check {
-            app,
-            cluster,
-            mapping,
-            set,
-            format,
-        } => {
-            let app = match parse::load_application(&app, &set) {
-                Ok(a) => a,
-                Err(e) => return bad_input(e),
-            };
-            let cluster = match parse::load_cluster(&cluster) {
-                Ok(c) => c,
+        Cmd::Check { app, cluster, mapping, set, format } => {
+            let (app, cluster) = match load(&app, &cluster, &set) {
+                Ok(x) => x,
                 Err(e) => return bad_input(e),
             };
             let mapping = match parse::load_mapping(&mapping, &app, &cluster) {
@@ -109,8 +112,7 @@ fn main() -> ExitCode {
                 Format::Text => print!("{}", report::check_text(&app, &cluster, &mapping, &r)),
                 Format::Json => println!(
                     "{}",
-                    serde_json::to_string_pretty(&report::check_json(&app, &cluster, &mapping, &r))
-                        .expect("json")
+                    serde_json::to_string_pretty(&report::check_json(&app, &cluster, &mapping, &r)).expect("json")
                 ),
                 Format::Dot => print!("{}", report::mapping_dot(&app, &cluster, &mapping)),
             }
@@ -120,30 +122,12 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         }
-        Cmd::Solve {
-            app,
-            cluster,
-            set,
-            fix,
-            time_limit,
-            seed,
-            out,
-            format,
-            no_symmetry,
-            no_filter_locality,
-        } => {
-            let app = match parse::load_application(&app, &set) {
-                Ok(a) => a,
+        Cmd::Solve { app, cluster, set, fix, time_limit, seed, out, format, no_symmetry, no_filter_locality } => {
+            let (app, cluster) = match load(&app, &cluster, &set) {
+                Ok(x) => x,
                 Err(e) => return bad_input(e),
             };
-            let cluster = match parse::load_cluster(&cluster) {
-                Ok(c) => c,
-                Err(e) => return bad_input(e),
-            };
-            let fix = match fix
-                .map(|f| parse::load_partial_mapping(&f, &app, &cluster))
-                .transpose()
-            {
+            let fix = match fix.map(|f| parse::load_partial_mapping(&f, &app, &cluster)).transpose() {
                 Ok(f) => f,
                 Err(e) => return bad_input(e),
             };
@@ -155,11 +139,7 @@ fn main() -> ExitCode {
             }
             let opts = SolveOptions {
                 time_limit: time_limit.map(Duration::from_secs_f64),
-                build: BuildOptions {
-                    symmetry: !no_symmetry,
-                    filter_locality: !no_filter_locality,
-                    seed,
-                },
+                build: BuildOptions { symmetry: !no_symmetry, filter_locality: !no_filter_locality, seed },
                 perf: perf::Options::default(),
             };
             let outcome = solve::solve(&app, &cluster, fix.as_ref(), &opts);
@@ -167,17 +147,14 @@ fn main() -> ExitCode {
                 Format::Text => print!("{}", report::solve_text(&app, &cluster, &outcome)),
                 Format::Json => println!(
                     "{}",
-                    serde_json::to_string_pretty(&report::solve_json(&app, &cluster, &outcome))
-                        .expect("json")
+                    serde_json::to_string_pretty(&report::solve_json(&app, &cluster, &outcome)).expect("json")
                 ),
                 Format::Dot => match &outcome.mapping {
                     Some(m) => print!("{}", report::mapping_dot(&app, &cluster, m)),
                     None => eprintln!("no mapping to draw: {}", outcome.status.name()),
                 },
             }
-            if let (Some(path), Some(m), Status::Feasible) =
-                (&out, &outcome.mapping, outcome.status)
-            {
+            if let (Some(path), Some(m), Status::Feasible) = (&out, &outcome.mapping, outcome.status) {
                 if let Err(e) = std::fs::write(path, report::mapping_toml(&app, &cluster, m)) {
                     eprintln!("error: cannot write {}: {e}", path.display());
                     return ExitCode::from(2);

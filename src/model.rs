@@ -197,17 +197,9 @@ pub struct Connection {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Requirement {
     /// Every instance of the module group reaches at least this frequency (Hz).
-    MinFrequency {
-        name: String,
-        group: GroupId,
-        hz: f64,
-    },
+    MinFrequency { name: String, group: GroupId, hz: f64 },
     /// The path's latency (eq 11) stays at or below `max_s` seconds.
-    MaxLatency {
-        name: String,
-        path: Vec<ObjectId>,
-        max_s: f64,
-    },
+    MaxLatency { name: String, path: Vec<ObjectId>, max_s: f64 },
 }
 
 /// A validated application: the FlowVR network G(V, E) with costs and volumes evaluated for one
@@ -231,20 +223,13 @@ impl Application {
         &self.graph[id]
     }
     pub fn modules(&self) -> impl Iterator<Item = ObjectId> + '_ {
-        self.graph
-            .node_indices()
-            .filter(move |&o| self.graph[o].is_module())
+        self.graph.node_indices().filter(move |&o| self.graph[o].is_module())
     }
     pub fn find_object(&self, name: &str) -> Option<ObjectId> {
-        self.graph
-            .node_indices()
-            .find(|&o| self.graph[o].name == name)
+        self.graph.node_indices().find(|&o| self.graph[o].name == name)
     }
     pub fn find_group(&self, name: &str) -> Option<GroupId> {
-        self.groups
-            .iter()
-            .position(|g| g.name == name)
-            .map(|i| GroupId(i as u32))
+        self.groups.iter().position(|g| g.name == name).map(|i| GroupId(i as u32))
     }
     pub fn group(&self, id: GroupId) -> &Group {
         &self.groups[id.ix()]
@@ -291,16 +276,10 @@ impl Cluster {
         &self.networks[id.ix()]
     }
     pub fn find_node(&self, name: &str) -> Option<NodeId> {
-        self.nodes
-            .iter()
-            .position(|n| n.name == name)
-            .map(|i| NodeId(i as u32))
+        self.nodes.iter().position(|n| n.name == name).map(|i| NodeId(i as u32))
     }
     pub fn find_network(&self, name: &str) -> Option<NetworkId> {
-        self.networks
-            .iter()
-            .position(|n| n.name == name)
-            .map(|i| NetworkId(i as u32))
+        self.networks.iter().position(|n| n.name == name).map(|i| NetworkId(i as u32))
     }
     pub fn on_network(&self, node: NodeId, net: NetworkId) -> bool {
         self.nodes[node.ix()].networks.contains(&net)
@@ -308,12 +287,7 @@ impl Cluster {
     /// Networks both nodes are on, in declaration order.
     pub fn shared_networks(&self, a: NodeId, b: NodeId) -> Vec<NetworkId> {
         let nb = &self.nodes[b.ix()].networks;
-        self.nodes[a.ix()]
-            .networks
-            .iter()
-            .copied()
-            .filter(|n| nb.contains(n))
-            .collect()
+        self.nodes[a.ix()].networks.iter().copied().filter(|n| nb.contains(n)).collect()
     }
 }
 

@@ -79,7 +79,8 @@ pub struct Report {
     pub path_latencies: Vec<(String, f64)>,
 }
 
-fn le(a: f64, b: f64) -> bool {
+/// `a <= b` up to the verifier's tolerance.
+pub fn le(a: f64, b: f64) -> bool {
     a <= b * (1.0 + EPS) + 1e-15
 }
 
@@ -96,12 +97,7 @@ fn mbs(b: f64) -> String {
 }
 
 /// Checks a complete mapping.
-pub fn check(
-    app: &Application,
-    cluster: &Cluster,
-    mapping: &Mapping,
-    opts: &perf::Options,
-) -> Report {
+pub fn check(app: &Application, cluster: &Cluster, mapping: &Mapping, opts: &perf::Options) -> Report {
     let mut d = Vec::new();
     placement(app, cluster, mapping, &mut d);
     let prediction = match perf::predict(app, cluster, mapping, opts) {
@@ -112,7 +108,10 @@ pub fn check(
                 let node = cluster.node(m.node);
                 d.push(Diagnostic {
                     kind: Kind::Placement,
-                    message: format!("{} runs on {} ({}), but its description gives no texec/load for processor type {}", o.name, node.name, node.processor, node.processor),
+                    message: format!(
+                        "{} runs on {} ({}), but its description gives no texec/load for processor type {}",
+                        o.name, node.name, node.processor, node.processor
+                    ),
                     subjects: vec![o.name.clone(), node.name.clone()],
                 });
             }
@@ -124,17 +123,8 @@ pub fn check(
         model_diagnostics(app, cluster, mapping, p, &mut d);
         requirements(app, cluster, mapping, p, &mut d, &mut path_latencies);
     }
-    let verdict = if d.iter().any(|x| x.kind.is_error()) {
-        Verdict::Unsound
-    } else {
-        Verdict::Sound
-    };
-    Report {
-        verdict,
-        prediction,
-        diagnostics: d,
-        path_latencies,
-    }
+    let verdict = if d.iter().any(|x| x.kind.is_error()) { Verdict::Unsound } else { Verdict::Sound };
+    Report { verdict, prediction, diagnostics: d, path_latencies }
 }
 
 fn placement(app: &Application, cluster: &Cluster, mapping: &Mapping, d: &mut Vec<Diagnostic>) {
@@ -146,10 +136,7 @@ fn placement(app: &Application, cluster: &Cluster, mapping: &Mapping, d: &mut Ve
                 if !allowed.contains(node) {
                     d.push(Diagnostic {
                         kind: Kind::Placement,
-                        message: format!(
-                            "{name} is on {node}, outside its allowed nodes ({})",
-                            allowed.join(", ")
-                        ),
+                        message: format!("{name} is on {node}, outside its allowed nodes ({})", allowed.join(", ")),
                         subjects: vec![name.clone(), node.clone()],
                     });
                 }
@@ -175,34 +162,20 @@ fn placement(app: &Application, cluster: &Cluster, mapping: &Mapping, d: &mut Ve
             Route::Net(net) => {
                 for n in [ns, nt] {
                     if !cluster.on_network(n, net) {
-                        let key = (
-                            cname.clone(),
-                            format!("{}-{}", cluster.network(net).name, cluster.node(n).name),
-                        );
+                        let key = (cname.clone(), format!("{}-{}", cluster.network(net).name, cluster.node(n).name));
                         let msg = format!(
                             "{} uses network {}, but node {} is not on it",
                             app.edge_name(e),
                             cluster.network(net).name,
                             cluster.node(n).name
                         );
-                        let subj = vec![
-                            cname.clone(),
-                            cluster.network(net).name.clone(),
-                            cluster.node(n).name.clone(),
-                        ];
+                        let subj = vec![cname.clone(), cluster.network(net).name.clone(), cluster.node(n).name.clone()];
                         bad.entry(key).or_insert((0, msg, subj)).0 += 1;
                     }
                 }
             }
             Route::Unreachable => {
-                let key = (
-                    cname.clone(),
-                    format!(
-                        "unreachable {}-{}",
-                        cluster.node(ns).name,
-                        cluster.node(nt).name
-                    ),
-                );
+                let key = (cname.clone(), format!("unreachable {}-{}", cluster.node(ns).name, cluster.node(nt).name));
                 let msg = format!(
                     "{}: nodes {} and {} share no network",
                     app.edge_name(e),
@@ -213,11 +186,7 @@ fn placement(app: &Application, cluster: &Cluster, mapping: &Mapping, d: &mut Ve
                     .or_insert((
                         0,
                         msg,
-                        vec![
-                            cname.clone(),
-                            cluster.node(ns).name.clone(),
-                            cluster.node(nt).name.clone(),
-                        ],
+                        vec![cname.clone(), cluster.node(ns).name.clone(), cluster.node(nt).name.clone()],
                     ))
                     .0 += 1;
             }
@@ -225,16 +194,8 @@ fn placement(app: &Application, cluster: &Cluster, mapping: &Mapping, d: &mut Ve
         }
     }
     for (_, (n, msg, subjects)) in bad {
-        let message = if n > 1 {
-            format!("{msg} ({n} edges of this connection alike)")
-        } else {
-            msg
-        };
-        d.push(Diagnostic {
-            kind: Kind::Placement,
-            message,
-            subjects,
-        });
+        let message = if n > 1 { format!("{msg} ({n} edges of this connection alike)") } else { msg };
+        d.push(Diagnostic { kind: Kind::Placement, message, subjects });
     }
 }
 
@@ -254,11 +215,7 @@ fn model_diagnostics(
     for (i, m) in p.modules.iter().enumerate() {
         let node = cluster.node(m.node);
         let others = || -> Vec<String> {
-            p.modules
-                .iter()
-                .filter(|x| x.node == m.node && x.object != m.object)
-                .map(|x| name(x.object))
-                .collect()
+            p.modules.iter().filter(|x| x.node == m.node && x.object != m.object).map(|x| name(x.object)).collect()
         };
         if m.ldc <= 0.0 {
             let others = others();
@@ -312,7 +269,14 @@ fn model_diagnostics(
                 };
                 d.push(Diagnostic {
                     kind: Kind::BufferOverflow,
-                    message: format!("{} (T_cexec = {}) is slower than its FIFO input {} ({}): messages pile up on {}", name(m.object), ms(m.tcexec), name(src.object), per, cluster.node(m.node).name),
+                    message: format!(
+                        "{} (T_cexec = {}) is slower than its FIFO input {} ({}): messages pile up on {}",
+                        name(m.object),
+                        ms(m.tcexec),
+                        name(src.object),
+                        per,
+                        cluster.node(m.node).name
+                    ),
                     subjects: vec![name(m.object), name(src.object)],
                 });
             }
@@ -320,10 +284,7 @@ fn model_diagnostics(
         if !overflow {
             for x in &p.sync_inputs[i] {
                 let src = &p.modules[x.source];
-                if p.cycles
-                    .iter()
-                    .any(|c| c.contains(&m.object) && c.contains(&src.object))
-                {
+                if p.cycles.iter().any(|c| c.contains(&m.object) && c.contains(&src.object)) {
                     continue;
                 }
                 if !le(m.tit, x.ratio * src.tit) && src.tit.is_finite() {
@@ -337,22 +298,16 @@ fn model_diagnostics(
         }
     }
     for l in &p.links {
-        for (dir, total, edges) in [
-            ("sends", l.send, &l.send_edges),
-            ("receives", l.recv, &l.recv_edges),
-        ] {
+        for (dir, total, edges) in [("sends", l.send, &l.send_edges), ("receives", l.recv, &l.recv_edges)] {
             if le(total, l.capacity) {
                 continue;
             }
             let mut per: BTreeMap<String, f64> = BTreeMap::new();
             for &e in edges {
-                *per.entry(app.connections[app.graph[e].connection.ix()].name.clone())
-                    .or_default() += app.graph[e].volume * p.edge_rate[e.index()];
+                *per.entry(app.connections[app.graph[e].connection.ix()].name.clone()).or_default() +=
+                    app.graph[e].volume * p.edge_rate[e.index()];
             }
-            let parts: Vec<String> = per
-                .iter()
-                .map(|(c, b)| format!("{c} {}", mbs(*b)))
-                .collect();
+            let parts: Vec<String> = per.iter().map(|(c, b)| format!("{c} {}", mbs(*b))).collect();
             let (node, net) = (&cluster.node(l.node).name, &cluster.network(l.network).name);
             let mut subjects = vec![node.clone(), net.clone()];
             subjects.extend(per.keys().cloned());
@@ -406,7 +361,13 @@ fn requirements(
                     if !le(*hz, m.frequency()) {
                         d.push(Diagnostic {
                             kind: Kind::Requirement,
-                            message: format!("{name}: {} runs at {:.3} Hz (T_it = {}), below the required {:.3} Hz", app.object(o).name, m.frequency(), ms(m.tit), hz),
+                            message: format!(
+                                "{name}: {} runs at {:.3} Hz (T_it = {}), below the required {:.3} Hz",
+                                app.object(o).name,
+                                m.frequency(),
+                                ms(m.tit),
+                                hz
+                            ),
                             subjects: vec![name.clone(), app.object(o).name.clone()],
                         });
                     }
@@ -420,10 +381,7 @@ fn requirements(
                         kind: Kind::Requirement,
                         message: format!(
                             "{name}: latency of {} is {} (eq 11), above the allowed {}",
-                            path.iter()
-                                .map(|&o| app.object(o).name.as_str())
-                                .collect::<Vec<_>>()
-                                .join(" -> "),
+                            path.iter().map(|&o| app.object(o).name.as_str()).collect::<Vec<_>>().join(" -> "),
                             ms(l),
                             ms(*max_s)
                         ),

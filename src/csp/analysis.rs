@@ -48,23 +48,21 @@ impl Analysis {
                 .map(NodeId)
                 .filter(|&n| {
                     let node = cluster.node(n);
-                    let typed = obj.costs().is_none_or(|c| {
-                        c.texec.on(&node.processor).is_some()
-                            && c.load.on(&node.processor).is_some()
-                    });
-                    let allowed = g
-                        .allowed_nodes
-                        .as_ref()
-                        .is_none_or(|a| a.contains(&node.name));
+                    let typed = obj
+                        .costs()
+                        .is_none_or(|c| c.texec.on(&node.processor).is_some() && c.load.on(&node.processor).is_some());
+                    let allowed = g.allowed_nodes.as_ref().is_none_or(|a| a.contains(&node.name));
                     let pinned = g.pins.as_ref().is_none_or(|p| p[obj.index] == node.name);
-                    let fixed = fix
-                        .and_then(|f| f.placement[o.index()])
-                        .is_none_or(|p| p.node == n);
+                    let fixed = fix.and_then(|f| f.placement[o.index()]).is_none_or(|p| p.node == n);
                     typed && allowed && pinned && fixed
                 })
                 .collect();
             if d.is_empty() {
-                problems.push(format!("{} has no node it may run on (allowed nodes, pin, processor types with costs{})", obj.name, if fix.is_some() { ", fixed placement" } else { "" }));
+                problems.push(format!(
+                    "{} has no node it may run on (allowed nodes, pin, processor types with costs{})",
+                    obj.name,
+                    if fix.is_some() { ", fixed placement" } else { "" }
+                ));
             }
             domain.push(d);
         }
@@ -77,16 +75,10 @@ impl Analysis {
                 .filter_map(|&nd| c.texec.on(&cluster.node(nd).processor))
                 .fold(init, pick)
         };
-        let texec_lo: Vec<f64> = (0..n)
-            .map(|m| texec_on(m, f64::min, f64::INFINITY))
-            .collect();
+        let texec_lo: Vec<f64> = (0..n).map(|m| texec_on(m, f64::min, f64::INFINITY)).collect();
         let texec_hi: Vec<f64> = (0..n).map(|m| texec_on(m, f64::max, 0.0)).collect();
         let max_comm = |e: EdgeId| -> f64 {
-            cluster
-                .networks
-                .iter()
-                .map(|k| app.graph[e].volume / k.bandwidth + k.latency)
-                .fold(0.0, f64::max)
+            cluster.networks.iter().map(|k| app.graph[e].volume / k.bandwidth + k.latency).fold(0.0, f64::max)
         };
         let with_comm = |hi: bool| -> Vec<Vec<SyncInput>> {
             inputs
@@ -97,10 +89,7 @@ impl Analysis {
                             source: x.source,
                             ratio: x.ratio,
                             comm: if hi {
-                                x.paths
-                                    .iter()
-                                    .map(|p| p.iter().map(|&e| max_comm(e)).sum::<f64>())
-                                    .fold(0.0, f64::max)
+                                x.paths.iter().map(|p| p.iter().map(|&e| max_comm(e)).sum::<f64>()).fold(0.0, f64::max)
                             } else {
                                 0.0
                             },
@@ -111,11 +100,7 @@ impl Analysis {
         };
         let sg_lo = SyncGraph::from_inputs(with_comm(false));
         let sg_hi = SyncGraph::from_inputs(with_comm(true));
-        let fin = |v: &[f64]| {
-            v.iter()
-                .map(|x| if x.is_finite() { *x } else { 0.0 })
-                .collect::<Vec<_>>()
-        };
+        let fin = |v: &[f64]| v.iter().map(|x| if x.is_finite() { *x } else { 0.0 }).collect::<Vec<_>>();
         let tit_lo = sg_lo.iteration_times(&fin(&texec_lo));
         let tit_hi = sg_hi.iteration_times(&fin(&texec_hi));
         let cycle_of = sg_lo.cycle_of.clone();
@@ -128,28 +113,14 @@ impl Analysis {
         };
         let rate_lo = perf::edge_rates(app, &perf::object_frequencies(app, hz(&tit_hi)));
         let rate_hi = perf::edge_rates(app, &perf::object_frequencies(app, hz(&tit_lo)));
-        Analysis {
-            modules,
-            module_of,
-            domain,
-            inputs,
-            cycle_of,
-            tit_lo,
-            tit_hi,
-            rate_lo,
-            rate_hi,
-            problems,
-        }
+        Analysis { modules, module_of, domain, inputs, cycle_of, tit_lo, tit_hi, rate_lo, rate_hi, problems }
     }
 
     /// (T_exec, LD) of module `mi` on node `n`'s processor type.
     pub fn costs(&self, app: &Application, cluster: &Cluster, mi: usize, n: NodeId) -> (f64, f64) {
         let c = app.object(self.modules[mi]).costs().expect("module");
         let t = &cluster.node(n).processor;
-        (
-            c.texec.on(t).unwrap_or(f64::INFINITY),
-            c.load.on(t).unwrap_or(1.0),
-        )
+        (c.texec.on(t).unwrap_or(f64::INFINITY), c.load.on(t).unwrap_or(1.0))
     }
 
     /// Bounds on the first-round T_I/O (eq 6–7) of module `mi` on node `n`, computed exactly as
@@ -160,16 +131,8 @@ impl Analysis {
             let k = texec * (1.0 - ld);
             return (k, k);
         }
-        let wait = |tit: &[f64]| {
-            self.inputs[mi]
-                .iter()
-                .map(|x| x.ratio * tit[x.source])
-                .fold(texec, f64::max)
-        };
-        (
-            wait(&self.tit_lo) - texec * ld,
-            wait(&self.tit_hi) - texec * ld,
-        )
+        let wait = |tit: &[f64]| self.inputs[mi].iter().map(|x| x.ratio * tit[x.source]).fold(texec, f64::max);
+        (wait(&self.tit_lo) - texec * ld, wait(&self.tit_hi) - texec * ld)
     }
 
     /// A lower bound on the module's load over an iteration on node `n` (LD x T_exec / T_it_sync).

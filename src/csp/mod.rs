@@ -18,10 +18,7 @@ pub mod analysis;
 
 pub use analysis::Analysis;
 
-use crate::model::{
-    Application, Cluster, EdgeId, Mapping, NetworkId, NodeId, ObjectId, Placement, Requirement,
-    Route,
-};
+use crate::model::{Application, Cluster, EdgeId, Mapping, NetworkId, NodeId, ObjectId, Placement, Requirement, Route};
 use crate::parse::PartialMapping;
 use crate::verify::EPS;
 use petgraph::visit::EdgeRef;
@@ -34,8 +31,7 @@ use pumpkin_solver::core::results::ProblemSolution;
 use pumpkin_solver::core::variables::TransformableVariable;
 use pumpkin_solver::core::variables::{DomainId, Literal};
 use pumpkin_solver::{
-    binary_less_than_or_equals, boolean_less_than_or_equals, clause, equals, less_than_or_equals,
-    Solver,
+    binary_less_than_or_equals, boolean_less_than_or_equals, clause, equals, less_than_or_equals, Solver,
 };
 
 /// Which optional families to post.
@@ -50,11 +46,7 @@ pub struct BuildOptions {
 
 impl Default for BuildOptions {
     fn default() -> Self {
-        BuildOptions {
-            symmetry: true,
-            filter_locality: true,
-            seed: 42,
-        }
+        BuildOptions { symmetry: true, filter_locality: true, seed: 42 }
     }
 }
 
@@ -98,17 +90,11 @@ impl Model {
     }
 
     fn xl(&self, o: ObjectId, n: NodeId) -> Option<Literal> {
-        self.x[o.index()]
-            .iter()
-            .find(|(m, _)| *m == n)
-            .map(|(_, l)| *l)
+        self.x[o.index()].iter().find(|(m, _)| *m == n).map(|(_, l)| *l)
     }
 
     fn yl(&self, e: EdgeId, k: NetworkId) -> Option<Literal> {
-        self.y[e.index()]
-            .iter()
-            .find(|(m, _)| *m == k)
-            .map(|(_, l)| *l)
+        self.y[e.index()].iter().find(|(m, _)| *m == k).map(|(_, l)| *l)
     }
 
     /// Builds the model. The analysis must have no `problems`.
@@ -158,19 +144,11 @@ impl Model {
     fn placement(&mut self, app: &Application, an: &Analysis) {
         for o in app.graph.node_indices() {
             let dom: Vec<i32> = an.domain[o.index()].iter().map(|n| n.0 as i32).collect();
-            let v = self
-                .solver
-                .new_named_sparse_integer(dom.clone(), app.object(o).name.clone());
+            let v = self.solver.new_named_sparse_integer(dom.clone(), app.object(o).name.clone());
             let tag = self.tag("placement", app.object(o).name.clone());
             let lits = an.domain[o.index()]
                 .iter()
-                .map(|&n| {
-                    (
-                        n,
-                        self.solver
-                            .new_literal_for_predicate(predicate![v == n.0 as i32], tag),
-                    )
-                })
+                .map(|&n| (n, self.solver.new_literal_for_predicate(predicate![v == n.0 as i32], tag)))
                 .collect();
             self.dec.node_var.push(v);
             self.x.push(lits);
@@ -179,13 +157,7 @@ impl Model {
 
     /// Connections [c_in, c_out, cn, Loc]: an edge is local exactly when both ends share a node;
     /// otherwise it uses a network both ends' nodes are on.
-    fn connections(
-        &mut self,
-        app: &Application,
-        cluster: &Cluster,
-        an: &Analysis,
-        fix: Option<&PartialMapping>,
-    ) {
+    fn connections(&mut self, app: &Application, cluster: &Cluster, an: &Analysis, fix: Option<&PartialMapping>) {
         for e in app.graph.edge_references() {
             let (s, d) = (e.source(), e.target());
             let (ds, dd) = (&an.domain[s.index()], &an.domain[d.index()]);
@@ -195,10 +167,8 @@ impl Model {
                 .map(NetworkId)
                 .filter(|&k| given.is_none_or(|g| g == k))
                 .filter(|&k| {
-                    ds.iter().any(|&a| {
-                        cluster.on_network(a, k)
-                            && dd.iter().any(|&b| b != a && cluster.on_network(b, k))
-                    })
+                    ds.iter()
+                        .any(|&a| cluster.on_network(a, k) && dd.iter().any(|&b| b != a && cluster.on_network(b, k)))
                 })
                 .collect();
             let mut dom: Vec<i32> = candidates.iter().map(|k| k.0 as i32 + 1).collect();
@@ -215,27 +185,13 @@ impl Model {
                 self.solver.add_clause([predicate![v != 0]], tag);
                 continue;
             }
-            let v = self
-                .solver
-                .new_named_sparse_integer(dom, format!("net({name})"));
+            let v = self.solver.new_named_sparse_integer(dom, format!("net({name})"));
             let ys: Vec<(NetworkId, Literal)> = candidates
                 .iter()
-                .map(|&k| {
-                    (
-                        k,
-                        self.solver
-                            .new_literal_for_predicate(predicate![v == k.0 as i32 + 1], tag),
-                    )
-                })
+                .map(|&k| (k, self.solver.new_literal_for_predicate(predicate![v == k.0 as i32 + 1], tag)))
                 .collect();
-            let loc = if can_local {
-                Some(
-                    self.solver
-                        .new_literal_for_predicate(predicate![v == 0], tag),
-                )
-            } else {
-                None
-            };
+            let loc =
+                if can_local { Some(self.solver.new_literal_for_predicate(predicate![v == 0], tag)) } else { None };
             // Loc <-> same node.
             for &n in ds {
                 let xs = self.xl(s, n).expect("domain");
@@ -276,10 +232,7 @@ impl Model {
     fn traffic(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) {
         for k in (0..cluster.networks.len() as u32).map(NetworkId) {
             let cap = cluster.network(k).bandwidth;
-            for n in (0..cluster.nodes.len() as u32)
-                .map(NodeId)
-                .filter(|&n| cluster.on_network(n, k))
-            {
+            for n in (0..cluster.nodes.len() as u32).map(NodeId).filter(|&n| cluster.on_network(n, k)) {
                 for send in [true, false] {
                     let mut terms: Vec<(f64, ObjectId, EdgeId, Literal)> = Vec::new();
                     for e in app.graph.edge_references() {
@@ -302,9 +255,7 @@ impl Model {
                         cluster.network(k).name
                     );
                     let tag = self.tag("traffic", what);
-                    let scale = (1_500_000_000f64 / terms.len() as f64)
-                        .min(1_000_000.0)
-                        .floor();
+                    let scale = (1_500_000_000f64 / terms.len() as f64).min(1_000_000.0).floor();
                     let (mut w, mut lits) = (Vec::new(), Vec::new());
                     for (bw, end, _e, yk) in terms {
                         let xn = self.xl(end, n).expect("domain");
@@ -320,9 +271,7 @@ impl Model {
                         lits.push(z);
                     }
                     if !lits.is_empty() {
-                        self.solver
-                            .add_constraint(boolean_less_than_or_equals(w, lits, scale as i32, tag))
-                            .post();
+                        self.solver.add_constraint(boolean_less_than_or_equals(w, lits, scale as i32, tag)).post();
                     }
                 }
             }
@@ -348,33 +297,21 @@ impl Model {
                 let here: Vec<(usize, Literal)> = g
                     .objects
                     .iter()
-                    .filter_map(|&o| {
-                        self.xl(o, n)
-                            .map(|l| (an.module_of[o.index()].expect("module"), l))
-                    })
+                    .filter_map(|&o| self.xl(o, n).map(|l| (an.module_of[o.index()].expect("module"), l)))
                     .collect();
                 if here.is_empty() {
                     continue;
                 }
                 // The lightest instance's bound, so the weighted count stays a lower bound.
-                let load = here
-                    .iter()
-                    .map(|&(mi, _)| an.load_lo(app, cluster, mi, n))
-                    .fold(f64::INFINITY, f64::min);
+                let load = here.iter().map(|&(mi, _)| an.load_lo(app, cluster, mi, n)).fold(f64::INFINITY, f64::min);
                 total += load * here.len() as f64;
-                let tag = self.tag(
-                    "loads",
-                    format!("count of {} on {}", g.name, cluster.node(n).name),
-                );
+                let tag = self.tag("loads", format!("count of {} on {}", g.name, cluster.node(n).name));
                 let cnt = self.solver.new_named_bounded_integer(
                     0,
                     here.len() as i32,
                     format!("count({}, {})", g.name, cluster.node(n).name),
                 );
-                let mut eq: Vec<_> = here
-                    .iter()
-                    .map(|(_, l)| l.get_integer_variable().scaled(1))
-                    .collect();
+                let mut eq: Vec<_> = here.iter().map(|(_, l)| l.get_integer_variable().scaled(1)).collect();
                 eq.push(cnt.scaled(-1));
                 self.solver.add_constraint(equals(eq, 0, tag)).post();
                 per_group[gi].push(cnt);
@@ -385,18 +322,14 @@ impl Model {
             if total > cpus {
                 let tag = self.tag("loads", cluster.node(n).name.clone());
                 let t: Vec<_> = terms.iter().zip(&w).map(|(c, &k)| c.scaled(k)).collect();
-                self.solver
-                    .add_constraint(less_than_or_equals(t, (cpus * S) as i32, tag))
-                    .post();
+                self.solver.add_constraint(less_than_or_equals(t, (cpus * S) as i32, tag)).post();
             }
         }
         for (gi, cnts) in per_group.into_iter().enumerate() {
             if cnts.len() > 1 {
                 let tag = self.tag("loads", format!("{} placed once", app.groups[gi].name));
                 let t: Vec<_> = cnts.iter().map(|c| c.scaled(1)).collect();
-                self.solver
-                    .add_constraint(equals(t, app.groups[gi].objects.len() as i32, tag))
-                    .post();
+                self.solver.add_constraint(equals(t, app.groups[gi].objects.len() as i32, tag)).post();
             }
         }
     }
@@ -433,22 +366,11 @@ impl Model {
                     continue;
                 }
                 let xr = self.xl(ro, n).expect("domain");
-                let tag = self.tag(
-                    "first-round",
-                    format!(
-                        "{} idle CPU on {}",
-                        app.object(ro).name,
-                        cluster.node(n).name
-                    ),
-                );
+                let tag =
+                    self.tag("first-round", format!("{} idle CPU on {}", app.object(ro).name, cluster.node(n).name));
                 let ones = vec![1; before.len()];
                 self.solver
-                    .add_constraint(boolean_less_than_or_equals(
-                        ones,
-                        before,
-                        cpus as i32 - 1,
-                        tag,
-                    ))
+                    .add_constraint(boolean_less_than_or_equals(ones, before, cpus as i32 - 1, tag))
                     .implied_by(xr);
             }
         }
@@ -468,10 +390,7 @@ impl Model {
             if an.inputs[mi].is_empty() || an.cycle_of[mi].is_some() {
                 continue;
             }
-            let in_min_hi = an.inputs[mi]
-                .iter()
-                .map(|x| x.ratio * an.tit_hi[x.source])
-                .fold(f64::INFINITY, f64::min);
+            let in_min_hi = an.inputs[mi].iter().map(|x| x.ratio * an.tit_hi[x.source]).fold(f64::INFINITY, f64::min);
             for &n in &an.domain[mo.index()].clone() {
                 let cpus = cluster.node(n).cpus as i32;
                 let (texec, _) = an.costs(app, cluster, mi, n);
@@ -484,12 +403,9 @@ impl Model {
                     }
                     let Some(xj) = self.xl(jo, n) else { continue };
                     let (lo, hi) = an.key(app, cluster, j, n);
-                    let surely_before =
-                        lo > khi || (lo == hi && klo == khi && lo == klo && jo < mo);
-                    let maybe_before = hi > klo
-                        || (hi == klo && jo < mo)
-                        || an.cycle_of[j].is_some()
-                        || !(lo == hi && klo == khi);
+                    let surely_before = lo > khi || (lo == hi && klo == khi && lo == klo && jo < mo);
+                    let maybe_before =
+                        hi > klo || (hi == klo && jo < mo) || an.cycle_of[j].is_some() || !(lo == hi && klo == khi);
                     let (_, ld) = an.costs(app, cluster, j, n);
                     if surely_before && an.cycle_of[j].is_none() && ld > 1.0 - u_lo {
                         heavy.push(xj);
@@ -502,16 +418,11 @@ impl Model {
                 }
                 let big = heavy.len() as i32;
                 let xm = self.xl(mo, n).expect("domain");
-                let tag = self.tag(
-                    "keep-up",
-                    format!("{} on {}", app.object(mo).name, cluster.node(n).name),
-                );
+                let tag = self.tag("keep-up", format!("{} on {}", app.object(mo).name, cluster.node(n).name));
                 let mut w = vec![1; heavy.len()];
                 w.extend(std::iter::repeat_n(-big, light.len()));
                 heavy.extend(light);
-                self.solver
-                    .add_constraint(boolean_less_than_or_equals(w, heavy, cpus - 1, tag))
-                    .implied_by(xm);
+                self.solver.add_constraint(boolean_less_than_or_equals(w, heavy, cpus - 1, tag)).implied_by(xm);
             }
         }
     }
@@ -522,11 +433,7 @@ impl Model {
     fn requirements(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) {
         for r in &app.requirements {
             if let Requirement::MaxLatency { name, path, max_s } = r {
-                let base: f64 = path
-                    .iter()
-                    .filter_map(|o| an.module_of[o.index()])
-                    .map(|mi| an.tit_lo[mi])
-                    .sum();
+                let base: f64 = path.iter().filter_map(|o| an.module_of[o.index()]).map(|mi| an.tit_lo[mi]).sum();
                 let slack = max_s * (1.0 + EPS) + 1e-15 - base;
                 let tag = self.tag("requirements", name.clone());
                 let (mut w, mut lits) = (Vec::new(), Vec::new());
@@ -550,9 +457,7 @@ impl Model {
                     let f = self.solver.get_false_literal();
                     self.post_clause(vec![f], tag);
                 } else if !lits.is_empty() {
-                    self.solver
-                        .add_constraint(boolean_less_than_or_equals(w, lits, S as i32, tag))
-                        .post();
+                    self.solver.add_constraint(boolean_less_than_or_equals(w, lits, S as i32, tag)).post();
                 }
             }
         }
@@ -561,11 +466,7 @@ impl Model {
     /// Filter locality (CP paper, Section 4.2): a filter shares the node of one of its sources or
     /// destinations.
     fn filter_locality(&mut self, app: &Application, an: &Analysis) {
-        for f in app
-            .graph
-            .node_indices()
-            .filter(|&o| !app.object(o).is_module())
-        {
+        for f in app.graph.node_indices().filter(|&o| !app.object(o).is_module()) {
             let tag = self.tag("filter-locality", app.object(f).name.clone());
             let nbs: Vec<ObjectId> = app
                 .graph
@@ -595,15 +496,11 @@ impl Model {
                 _ => vec![],
             })
             .collect();
-        let edge_key = |a: ObjectId, b: ObjectId, w: &crate::model::Edge| {
-            (a, b, format!("{:?}", w.role), w.volume.to_bits())
-        };
-        let mut edges: std::collections::HashMap<(ObjectId, ObjectId, String, u64), usize> =
-            Default::default();
+        let edge_key =
+            |a: ObjectId, b: ObjectId, w: &crate::model::Edge| (a, b, format!("{:?}", w.role), w.volume.to_bits());
+        let mut edges: std::collections::HashMap<(ObjectId, ObjectId, String, u64), usize> = Default::default();
         for e in app.graph.edge_references() {
-            *edges
-                .entry(edge_key(e.source(), e.target(), e.weight()))
-                .or_default() += 1;
+            *edges.entry(edge_key(e.source(), e.target(), e.weight())).or_default() += 1;
         }
         let swappable = |a: ObjectId, b: ObjectId| -> bool {
             let sw = |o: ObjectId| {
@@ -615,11 +512,9 @@ impl Model {
                     o
                 }
             };
-            let mut img: std::collections::HashMap<(ObjectId, ObjectId, String, u64), usize> =
-                Default::default();
+            let mut img: std::collections::HashMap<(ObjectId, ObjectId, String, u64), usize> = Default::default();
             for e in app.graph.edge_references() {
-                *img.entry(edge_key(sw(e.source()), sw(e.target()), e.weight()))
-                    .or_default() += 1;
+                *img.entry(edge_key(sw(e.source()), sw(e.target()), e.weight())).or_default() += 1;
             }
             img == edges
         };
@@ -627,12 +522,7 @@ impl Model {
             if !g.is_module {
                 continue;
             }
-            let objs: Vec<ObjectId> = g
-                .objects
-                .iter()
-                .copied()
-                .filter(|o| !in_paths.contains(o))
-                .collect();
+            let objs: Vec<ObjectId> = g.objects.iter().copied().filter(|o| !in_paths.contains(o)).collect();
             let mut used = vec![false; objs.len()];
             for i in 0..objs.len() {
                 if used[i] {
@@ -649,17 +539,10 @@ impl Model {
                     }
                 }
                 for w in class.windows(2) {
-                    let tag = self.tag(
-                        "symmetry",
-                        format!("{} before {}", app.object(w[0]).name, app.object(w[1]).name),
-                    );
-                    let (a, b) = (
-                        self.dec.node_var[w[0].index()],
-                        self.dec.node_var[w[1].index()],
-                    );
-                    self.solver
-                        .add_constraint(binary_less_than_or_equals(a, b, tag))
-                        .post();
+                    let tag =
+                        self.tag("symmetry", format!("{} before {}", app.object(w[0]).name, app.object(w[1]).name));
+                    let (a, b) = (self.dec.node_var[w[0].index()], self.dec.node_var[w[1].index()]);
+                    self.solver.add_constraint(binary_less_than_or_equals(a, b, tag)).post();
                 }
             }
         }
@@ -667,17 +550,8 @@ impl Model {
         let n = cluster.nodes.len();
         let signature = |i: usize| {
             let node = &cluster.nodes[i];
-            let member: Vec<bool> = an
-                .domain
-                .iter()
-                .map(|d| d.contains(&NodeId(i as u32)))
-                .collect();
-            (
-                node.cpus,
-                node.processor.clone(),
-                node.networks.clone(),
-                member,
-            )
+            let member: Vec<bool> = an.domain.iter().map(|d| d.contains(&NodeId(i as u32))).collect();
+            (node.cpus, node.processor.clone(), node.networks.clone(), member)
         };
         let sigs: Vec<_> = (0..n).map(signature).collect();
         let mut prev_of_class: std::collections::HashMap<usize, usize> = Default::default();
@@ -688,20 +562,9 @@ impl Model {
             let prev = *prev_of_class.get(&first).unwrap_or(&first);
             prev_of_class.insert(first, i);
             let (a, b) = (NodeId(prev as u32), NodeId(i as u32));
-            let tag = self.tag(
-                "symmetry",
-                format!(
-                    "{} used before {}",
-                    cluster.node(a).name,
-                    cluster.node(b).name
-                ),
-            );
+            let tag = self.tag("symmetry", format!("{} used before {}", cluster.node(a).name, cluster.node(b).name));
             // used(b) -> used(a): for every object o placed on b, some object is on a.
-            let on_a: Vec<Literal> = app
-                .graph
-                .node_indices()
-                .filter_map(|o| self.xl(o, a))
-                .collect();
+            let on_a: Vec<Literal> = app.graph.node_indices().filter_map(|o| self.xl(o, a)).collect();
             for o in app.graph.node_indices() {
                 if let Some(xb) = self.xl(o, b) {
                     let mut c = vec![!xb];
@@ -738,12 +601,8 @@ impl Model {
 
     /// Literals that pin down a complete mapping (its negation is the most specific nogood).
     pub fn assignment(&self, mapping: &Mapping) -> Vec<Lit> {
-        let mut v: Vec<Lit> = mapping
-            .placement
-            .iter()
-            .enumerate()
-            .map(|(i, p)| Lit::Place(ObjectId::new(i), p.node, true))
-            .collect();
+        let mut v: Vec<Lit> =
+            mapping.placement.iter().enumerate().map(|(i, p)| Lit::Place(ObjectId::new(i), p.node, true)).collect();
         for (i, r) in mapping.routes.iter().enumerate() {
             if let Route::Net(k) = r {
                 v.push(Lit::Route(EdgeId::new(i), *k, true));
@@ -760,10 +619,7 @@ impl Decoder {
             .node_var
             .iter()
             .enumerate()
-            .map(|(i, &v)| Placement {
-                node: NodeId(sol.get_integer_value(v) as u32),
-                cpu: self.pinned_cpu[i],
-            })
+            .map(|(i, &v)| Placement { node: NodeId(sol.get_integer_value(v) as u32), cpu: self.pinned_cpu[i] })
             .collect();
         let routes = self
             .net_var

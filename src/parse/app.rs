@@ -127,11 +127,7 @@ fn count(s: &Scalar, vars: &BTreeMap<String, f64>) -> Result<usize, String> {
 const RESERVED: &[&str] = &["instances", "from_instances", "to_instances"];
 
 /// Parses and validates an application description. `file` names it in errors.
-pub fn application_from_str(
-    src: &str,
-    file: &str,
-    overrides: &[Override],
-) -> Result<Application, InputErrors> {
+pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Result<Application, InputErrors> {
     let raw: RawApp = toml::from_str(src).map_err(|e| toml_error(src, file, e))?;
     let mut sink = Sink::new(file);
     let ln = |sp: std::ops::Range<usize>| span_line(src, sp);
@@ -140,7 +136,11 @@ pub fn application_from_str(
     let mut params: BTreeMap<String, f64> = BTreeMap::new();
     for (k, v) in &raw.parameters {
         if RESERVED.contains(&k.as_str()) || !k.chars().all(|c| c.is_alphanumeric() || c == '_') {
-            sink.push(ln(v.span()), format!("parameter {k}"), "is not a usable name (letters, digits and _; not instances/from_instances/to_instances)");
+            sink.push(
+                ln(v.span()),
+                format!("parameter {k}"),
+                "is not a usable name (letters, digits and _; not instances/from_instances/to_instances)",
+            );
         }
         params.insert(k.clone(), *v.get_ref());
     }
@@ -149,11 +149,7 @@ pub fn application_from_str(
             params.insert(o.name.clone(), o.value);
         } else {
             let known: Vec<&str> = params.keys().map(|s| s.as_str()).collect();
-            sink.push(
-                None,
-                format!("--set {}", o.name),
-                format!("no such parameter (known: {})", known.join(", ")),
-            );
+            sink.push(None, format!("--set {}", o.name), format!("no such parameter (known: {})", known.join(", ")));
         }
     }
 
@@ -170,19 +166,11 @@ pub fn application_from_str(
         let n = name.get_ref();
         let line = ln(name.span());
         if !valid_name(n) {
-            sink.push(
-                line,
-                format!("{what} \"{n}\""),
-                "names use letters, digits, _, - and . only",
-            );
+            sink.push(line, format!("{what} \"{n}\""), "names use letters, digits, _, - and . only");
             return None;
         }
         if by_name.contains_key(n) {
-            sink.push(
-                line,
-                format!("{what} {n}"),
-                "is declared twice (module and filter names share one namespace)",
-            );
+            sink.push(line, format!("{what} {n}"), "is declared twice (module and filter names share one namespace)");
             return None;
         }
         let k = match inst {
@@ -190,11 +178,7 @@ pub fn application_from_str(
             Some(s) => match count(s.get_ref(), &params) {
                 Ok(k) => k,
                 Err(e) => {
-                    sink.push(
-                        ln(s.span()),
-                        format!("{what} {n}"),
-                        format!("instances {e}"),
-                    );
+                    sink.push(ln(s.span()), format!("{what} {n}"), format!("instances {e}"));
                     return None;
                 }
             },
@@ -214,46 +198,27 @@ pub fn application_from_str(
     // Modules.
     let mut mpi_specs: Vec<(GroupId, &Spanned<RawMpi>)> = Vec::new();
     for m in &raw.modules {
-        let Some((gid, k)) = add_group(&mut sink, &m.name, "module", &m.instances, &mut groups)
-        else {
+        let Some((gid, k)) = add_group(&mut sink, &m.name, "module", &m.instances, &mut groups) else {
             continue;
         };
         let name = m.name.get_ref().clone();
         let item = format!("module {name}");
         let mut vars = params.clone();
         vars.insert("instances".into(), k as f64);
-        let texec = per_type(
-            &mut sink,
-            &item,
-            "texec",
-            &m.texec,
-            Dim::Time,
-            &vars,
-            ln(m.texec.span()),
-            |v| {
-                if v > 0.0 {
-                    Ok(())
-                } else {
-                    Err(format!("must be > 0, got {} ms", v * 1e3))
-                }
-            },
-        );
-        let load = per_type(
-            &mut sink,
-            &item,
-            "load",
-            &m.load,
-            Dim::Fraction,
-            &vars,
-            ln(m.load.span()),
-            |v| {
-                if v > 0.0 && v <= 1.0 {
-                    Ok(())
-                } else {
-                    Err(format!("must satisfy 0 < LD <= 1, got {v}"))
-                }
-            },
-        );
+        let texec = per_type(&mut sink, &item, "texec", &m.texec, Dim::Time, &vars, ln(m.texec.span()), |v| {
+            if v > 0.0 {
+                Ok(())
+            } else {
+                Err(format!("must be > 0, got {} ms", v * 1e3))
+            }
+        });
+        let load = per_type(&mut sink, &item, "load", &m.load, Dim::Fraction, &vars, ln(m.load.span()), |v| {
+            if v > 0.0 && v <= 1.0 {
+                Ok(())
+            } else {
+                Err(format!("must satisfy 0 < LD <= 1, got {v}"))
+            }
+        });
         if let Some(a) = &m.allowed_nodes {
             match expand_all(a.get_ref()) {
                 Ok(v) => groups[gid.ix()].allowed_nodes = Some(v),
@@ -263,11 +228,7 @@ pub fn application_from_str(
         if let Some(p) = &m.pin {
             match expand_all(p.get_ref()) {
                 Ok(v) if v.len() == k => groups[gid.ix()].pins = Some(v),
-                Ok(v) => sink.push(
-                    ln(p.span()),
-                    &item,
-                    format!("pin lists {} nodes for {k} instances", v.len()),
-                ),
+                Ok(v) => sink.push(ln(p.span()), &item, format!("pin lists {} nodes for {k} instances", v.len())),
                 Err(e) => sink.push(ln(p.span()), &item, format!("pin: {e}")),
             }
         }
@@ -278,19 +239,12 @@ pub fn application_from_str(
             continue;
         };
         for i in 0..k {
-            let oname = if k == 1 {
-                name.clone()
-            } else {
-                format!("{name}[{i}]")
-            };
+            let oname = instance_name(&name, k, i);
             let o = graph.add_node(Object {
                 name: oname,
                 group: gid,
                 index: i,
-                kind: ObjectKind::Module(ModuleCosts {
-                    texec: texec.clone(),
-                    load: load.clone(),
-                }),
+                kind: ObjectKind::Module(ModuleCosts { texec: texec.clone(), load: load.clone() }),
             });
             groups[gid.ix()].objects.push(o);
         }
@@ -298,8 +252,7 @@ pub fn application_from_str(
 
     // Filters.
     for f in &raw.filters {
-        let Some((gid, k)) = add_group(&mut sink, &f.name, "filter", &f.instances, &mut groups)
-        else {
+        let Some((gid, k)) = add_group(&mut sink, &f.name, "filter", &f.instances, &mut groups) else {
             continue;
         };
         let name = f.name.get_ref().clone();
@@ -308,11 +261,7 @@ pub fn application_from_str(
             None => 1,
             Some(r) if *r.get_ref() >= 1 && *r.get_ref() <= 1_000_000 => *r.get_ref() as u32,
             Some(r) => {
-                sink.push(
-                    ln(r.span()),
-                    &item,
-                    format!("ratio must be a whole number >= 1, got {}", r.get_ref()),
-                );
+                sink.push(ln(r.span()), &item, format!("ratio must be a whole number >= 1, got {}", r.get_ref()));
                 continue;
             }
         };
@@ -331,24 +280,11 @@ pub fn application_from_str(
             }
         };
         if ratio != 1 && !matches!(kind, FilterKind::Merge { .. }) {
-            sink.push(
-                ln(f.kind.span()),
-                &item,
-                "only merge/gather filters take a ratio",
-            );
+            sink.push(ln(f.kind.span()), &item, "only merge/gather filters take a ratio");
         }
         for i in 0..k {
-            let oname = if k == 1 {
-                name.clone()
-            } else {
-                format!("{name}[{i}]")
-            };
-            let o = graph.add_node(Object {
-                name: oname,
-                group: gid,
-                index: i,
-                kind: ObjectKind::Filter(kind),
-            });
+            let oname = instance_name(&name, k, i);
+            let o = graph.add_node(Object { name: oname, group: gid, index: i, kind: ObjectKind::Filter(kind) });
             groups[gid.ix()].objects.push(o);
         }
     }
@@ -359,14 +295,7 @@ pub fn application_from_str(
     for c in &raw.connections {
         let default_name = format!("{}->{}", c.from.get_ref(), c.to.get_ref());
         let item = format!("connection {default_name}");
-        let from = endpoint(
-            &mut sink,
-            &item,
-            &c.from,
-            &by_name,
-            &groups,
-            ln(c.from.span()),
-        );
+        let from = endpoint(&mut sink, &item, &c.from, &by_name, &groups, ln(c.from.span()));
         let to = endpoint(&mut sink, &item, &c.to, &by_name, &groups, ln(c.to.span()));
         let sync = match c.kind.as_ref().map(|k| k.get_ref().as_str()) {
             None | Some("fifo") => Sync::Fifo,
@@ -386,7 +315,15 @@ pub fn application_from_str(
         let pattern = match c.pattern.as_ref().map(|p| p.get_ref().as_str()) {
             None if from.len() == to.len() => Pattern::OneToOne,
             None => {
-                sink.push(ln(c.from.span()), &item, format!("{} sources and {} destinations: say pattern = \"all-to-all\" or \"modulo\"", from.len(), to.len()));
+                sink.push(
+                    ln(c.from.span()),
+                    &item,
+                    format!(
+                        "{} sources and {} destinations: say pattern = \"all-to-all\" or \"modulo\"",
+                        from.len(),
+                        to.len()
+                    ),
+                );
                 continue;
             }
             Some("one-to-one") => Pattern::OneToOne,
@@ -405,11 +342,7 @@ pub fn application_from_str(
             sink.push(
                 ln(c.from.span()),
                 &item,
-                format!(
-                    "one-to-one needs equal counts, got {} sources and {} destinations",
-                    from.len(),
-                    to.len()
-                ),
+                format!("one-to-one needs equal counts, got {} sources and {} destinations", from.len(), to.len()),
             );
             continue;
         }
@@ -419,11 +352,7 @@ pub fn application_from_str(
         let volume = match quantity(c.volume.get_ref(), Dim::Data, &vars) {
             Ok(v) if v >= 0.0 => v,
             Ok(v) => {
-                sink.push(
-                    ln(c.volume.span()),
-                    &item,
-                    format!("volume must be >= 0, got {v} B"),
-                );
+                sink.push(ln(c.volume.span()), &item, format!("volume must be >= 0, got {v} B"));
                 continue;
             }
             Err(e) => {
@@ -434,20 +363,13 @@ pub fn application_from_str(
         let name = match &c.name {
             Some(n) => {
                 if conn_names.contains_key(n.get_ref()) {
-                    sink.push(
-                        ln(n.span()),
-                        &item,
-                        format!("connection name \"{}\" is used twice", n.get_ref()),
-                    );
+                    sink.push(ln(n.span()), &item, format!("connection name \"{}\" is used twice", n.get_ref()));
                     continue;
                 }
                 n.get_ref().clone()
             }
             None => {
-                let k = conn_names
-                    .get(&default_name)
-                    .map(|_| connections.len())
-                    .unwrap_or(0);
+                let k = conn_names.get(&default_name).map(|_| connections.len()).unwrap_or(0);
                 if k == 0 {
                     default_name.clone()
                 } else {
@@ -460,42 +382,21 @@ pub fn application_from_str(
         let mut edges = Vec::new();
         let pairs: Vec<(ObjectId, ObjectId)> = match pattern {
             Pattern::OneToOne => from.iter().copied().zip(to.iter().copied()).collect(),
-            Pattern::AllToAll => from
-                .iter()
-                .flat_map(|&a| to.iter().map(move |&b| (a, b)))
-                .collect(),
+            Pattern::AllToAll => from.iter().flat_map(|&a| to.iter().map(move |&b| (a, b))).collect(),
             Pattern::Modulo => {
                 if from.len() >= to.len() {
-                    from.iter()
-                        .enumerate()
-                        .map(|(i, &a)| (a, to[i % to.len()]))
-                        .collect()
+                    from.iter().enumerate().map(|(i, &a)| (a, to[i % to.len()])).collect()
                 } else {
-                    to.iter()
-                        .enumerate()
-                        .map(|(j, &b)| (from[j % from.len()], b))
-                        .collect()
+                    to.iter().enumerate().map(|(j, &b)| (from[j % from.len()], b)).collect()
                 }
             }
         };
         for (a, b) in pairs {
             if a == b {
-                sink.push(
-                    ln(c.from.span()),
-                    &item,
-                    format!("connects {} to itself", graph[a].name),
-                );
+                sink.push(ln(c.from.span()), &item, format!("connects {} to itself", graph[a].name));
                 continue;
             }
-            edges.push(graph.add_edge(
-                a,
-                b,
-                Edge {
-                    connection: cid,
-                    role: EdgeRole::Flow(sync),
-                    volume,
-                },
-            ));
+            edges.push(graph.add_edge(a, b, Edge { connection: cid, role: EdgeRole::Flow(sync), volume }));
         }
         connections.push(Connection { name, edges });
     }
@@ -509,11 +410,7 @@ pub fn application_from_str(
         let volume = match quantity(&mpi.get_ref().volume, Dim::Data, &vars) {
             Ok(v) if v >= 0.0 => v,
             Ok(v) => {
-                sink.push(
-                    ln(mpi.span()),
-                    &item,
-                    format!("mpi volume must be >= 0, got {v} B"),
-                );
+                sink.push(ln(mpi.span()), &item, format!("mpi volume must be >= 0, got {v} B"));
                 continue;
             }
             Err(e) => {
@@ -524,9 +421,7 @@ pub fn application_from_str(
         let objs = g.objects.clone();
         let n = objs.len();
         let pairs: Vec<(usize, usize)> = match mpi.get_ref().pattern.as_str() {
-            "all-to-all" => (0..n)
-                .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
-                .collect(),
+            "all-to-all" => (0..n).flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j))).collect(),
             "ring" if n >= 2 => {
                 let mut v: Vec<(usize, usize)> = (0..n).map(|i| (i, (i + 1) % n)).collect();
                 if n > 2 {
@@ -536,52 +431,27 @@ pub fn application_from_str(
             }
             "ring" => vec![],
             other => {
-                sink.push(
-                    ln(mpi.span()),
-                    &item,
-                    format!("unknown mpi pattern \"{other}\" (all-to-all, ring)"),
-                );
+                sink.push(ln(mpi.span()), &item, format!("unknown mpi pattern \"{other}\" (all-to-all, ring)"));
                 continue;
             }
         };
         let cid = ConnectionId(connections.len() as u32);
         let edges = pairs
             .into_iter()
-            .map(|(i, j)| {
-                graph.add_edge(
-                    objs[i],
-                    objs[j],
-                    Edge {
-                        connection: cid,
-                        role: EdgeRole::Mpi,
-                        volume,
-                    },
-                )
-            })
+            .map(|(i, j)| graph.add_edge(objs[i], objs[j], Edge { connection: cid, role: EdgeRole::Mpi, volume }))
             .collect();
-        connections.push(Connection {
-            name: format!("{}.mpi", g.name),
-            edges,
-        });
+        connections.push(Connection { name: format!("{}.mpi", g.name), edges });
     }
 
     // Structural checks on filters.
     for f in graph.node_indices().filter(|&o| !graph[o].is_module()) {
-        let ins = graph
-            .edges_directed(f, petgraph::Direction::Incoming)
-            .count();
-        let outs = graph
-            .edges_directed(f, petgraph::Direction::Outgoing)
-            .count();
+        let ins = graph.edges_directed(f, petgraph::Direction::Incoming).count();
+        let outs = graph.edges_directed(f, petgraph::Direction::Outgoing).count();
         if ins == 0 || outs == 0 {
             sink.push(
                 None,
                 format!("filter {}", graph[f].name),
-                if ins == 0 {
-                    "has no input connection"
-                } else {
-                    "has no output connection"
-                },
+                if ins == 0 { "has no input connection" } else { "has no output connection" },
             );
         }
     }
@@ -592,43 +462,25 @@ pub fn application_from_str(
     // Requirements.
     let mut requirements = Vec::new();
     for (i, r) in raw.requirements.iter().enumerate() {
-        let rname = r
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("requirement {}", i + 1));
+        let rname = r.name.clone().unwrap_or_else(|| format!("requirement {}", i + 1));
         let item = format!("requirement {rname}");
         match (&r.module, &r.min_frequency, &r.path, &r.max_latency) {
             (Some(m), Some(f), None, None) => {
                 let Some(&gid) = by_name.get(m.get_ref()) else {
-                    sink.push(
-                        ln(m.span()),
-                        &item,
-                        format!("unknown module \"{}\"", m.get_ref()),
-                    );
+                    sink.push(ln(m.span()), &item, format!("unknown module \"{}\"", m.get_ref()));
                     continue;
                 };
                 if !groups[gid.ix()].is_module {
                     sink.push(
                         ln(m.span()),
                         &item,
-                        format!(
-                            "\"{}\" is a filter; frequency requirements name modules",
-                            m.get_ref()
-                        ),
+                        format!("\"{}\" is a filter; frequency requirements name modules", m.get_ref()),
                     );
                     continue;
                 }
                 match quantity(f.get_ref(), Dim::Frequency, &params) {
-                    Ok(hz) if hz > 0.0 => requirements.push(Requirement::MinFrequency {
-                        name: rname,
-                        group: gid,
-                        hz,
-                    }),
-                    Ok(hz) => sink.push(
-                        ln(f.span()),
-                        &item,
-                        format!("min_frequency must be > 0, got {hz} Hz"),
-                    ),
+                    Ok(hz) if hz > 0.0 => requirements.push(Requirement::MinFrequency { name: rname, group: gid, hz }),
+                    Ok(hz) => sink.push(ln(f.span()), &item, format!("min_frequency must be > 0, got {hz} Hz")),
                     Err(e) => sink.push(ln(f.span()), &item, format!("min_frequency: {e}")),
                 }
             }
@@ -637,7 +489,11 @@ pub fn application_from_str(
                 for n in p.get_ref() {
                     match graph.node_indices().find(|&o| &graph[o].name == n) {
                         Some(o) => path.push(o),
-                        None => sink.push(ln(p.span()), &item, format!("unknown object \"{n}\" in path (instances are named like fluid[0])")),
+                        None => sink.push(
+                            ln(p.span()),
+                            &item,
+                            format!("unknown object \"{n}\" in path (instances are named like fluid[0])"),
+                        ),
                     }
                 }
                 if path.len() == p.get_ref().len() {
@@ -646,10 +502,7 @@ pub fn application_from_str(
                             sink.push(
                                 ln(p.span()),
                                 &item,
-                                format!(
-                                    "no connection from {} to {} in path",
-                                    graph[w[0]].name, graph[w[1]].name
-                                ),
+                                format!("no connection from {} to {} in path", graph[w[0]].name, graph[w[1]].name),
                             );
                         }
                     }
@@ -658,24 +511,12 @@ pub fn application_from_str(
                     sink.push(ln(p.span()), &item, "path is empty");
                 }
                 match quantity(l.get_ref(), Dim::Time, &params) {
-                    Ok(s) if s > 0.0 => requirements.push(Requirement::MaxLatency {
-                        name: rname,
-                        path,
-                        max_s: s,
-                    }),
-                    Ok(s) => sink.push(
-                        ln(l.span()),
-                        &item,
-                        format!("max_latency must be > 0, got {s} s"),
-                    ),
+                    Ok(s) if s > 0.0 => requirements.push(Requirement::MaxLatency { name: rname, path, max_s: s }),
+                    Ok(s) => sink.push(ln(l.span()), &item, format!("max_latency must be > 0, got {s} s")),
                     Err(e) => sink.push(ln(l.span()), &item, format!("max_latency: {e}")),
                 }
             }
-            _ => sink.push(
-                None,
-                &item,
-                "give either module + min_frequency, or path + max_latency",
-            ),
+            _ => sink.push(None, &item, "give either module + min_frequency, or path + max_latency"),
         }
     }
 
@@ -752,17 +593,10 @@ fn endpoint(
 ) -> Option<Vec<ObjectId>> {
     let text = s.get_ref().trim();
     let (gname, index) = match text.split_once('[') {
-        Some((g, rest)) => match rest
-            .strip_suffix(']')
-            .and_then(|i| i.trim().parse::<usize>().ok())
-        {
+        Some((g, rest)) => match rest.strip_suffix(']').and_then(|i| i.trim().parse::<usize>().ok()) {
             Some(i) => (g, Some(i)),
             None => {
-                sink.push(
-                    line,
-                    item,
-                    format!("cannot read \"{text}\": write group or group[i]"),
-                );
+                sink.push(line, item, format!("cannot read \"{text}\": write group or group[i]"));
                 return None;
             }
         },
@@ -780,11 +614,7 @@ fn endpoint(
         None => Some(objs.clone()),
         Some(i) if i < objs.len() => Some(vec![objs[i]]),
         Some(i) => {
-            sink.push(
-                line,
-                item,
-                format!("{gname} has {} instances, no [{i}]", objs.len()),
-            );
+            sink.push(line, item, format!("{gname} has {} instances, no [{i}]", objs.len()));
             None
         }
     }
@@ -799,20 +629,9 @@ fn check_cycles(sink: &mut Sink, g: &DiGraph<Object, Edge, u32>) {
         if scc.len() > 1 || filters_only.contains_edge(scc[0], scc[0]) {
             let names: Vec<String> = scc
                 .iter()
-                .map(|&i| {
-                    g[filters_only
-                        .node_weight(i)
-                        .map(|_| find_nth_filter(g, i.index()))
-                        .unwrap()]
-                    .name
-                    .clone()
-                })
+                .map(|&i| g[filters_only.node_weight(i).map(|_| find_nth_filter(g, i.index())).unwrap()].name.clone())
                 .collect();
-            sink.push(
-                None,
-                format!("filters {}", names.join(", ")),
-                "form a cycle without a module",
-            );
+            sink.push(None, format!("filters {}", names.join(", ")), "form a cycle without a module");
         }
     }
     // Synchronous subgraph: FIFO edges, not leaving a greedy filter.
@@ -820,8 +639,7 @@ fn check_cycles(sink: &mut Sink, g: &DiGraph<Object, Edge, u32>) {
         |_, _| Some(()),
         |ei, e| {
             let (s, _) = g.edge_endpoints(ei).unwrap();
-            let fifo =
-                e.role == EdgeRole::Flow(Sync::Fifo) && g[s].filter() != Some(FilterKind::Greedy);
+            let fifo = e.role == EdgeRole::Flow(Sync::Fifo) && g[s].filter() != Some(FilterKind::Greedy);
             fifo.then_some(())
         },
     );
@@ -839,8 +657,14 @@ fn check_cycles(sink: &mut Sink, g: &DiGraph<Object, Edge, u32>) {
 }
 
 fn find_nth_filter(g: &DiGraph<Object, Edge, u32>, n: usize) -> ObjectId {
-    g.node_indices()
-        .filter(|&o| !g[o].is_module())
-        .nth(n)
-        .expect("filter index")
+    g.node_indices().filter(|&o| !g[o].is_module()).nth(n).expect("filter index")
+}
+
+/// `group` for a group of one instance, `group[i]` otherwise.
+fn instance_name(group: &str, count: usize, i: usize) -> String {
+    if count == 1 {
+        group.to_string()
+    } else {
+        format!("{group}[{i}]")
+    }
 }

@@ -139,11 +139,7 @@ fn apply(d: &mut Draft, raw: RawCluster, src: &str, file: &str) -> Result<(), In
         let before = d.networks.len();
         d.networks.retain(|n| &n.name != r.get_ref());
         if d.networks.len() == before {
-            sink.push(
-                ln(r.span()),
-                format!("remove_networks {}", r.get_ref()),
-                "no such network in the base cluster",
-            );
+            sink.push(ln(r.span()), format!("remove_networks {}", r.get_ref()), "no such network in the base cluster");
         }
         for node in &mut d.nodes {
             node.3.retain(|n| n != r.get_ref());
@@ -156,11 +152,7 @@ fn apply(d: &mut Draft, raw: RawCluster, src: &str, file: &str) -> Result<(), In
                     let before = d.nodes.len();
                     d.nodes.retain(|n| n.0 != name);
                     if d.nodes.len() == before {
-                        sink.push(
-                            ln(r.span()),
-                            format!("remove_nodes {name}"),
-                            "no such node in the base cluster",
-                        );
+                        sink.push(ln(r.span()), format!("remove_nodes {name}"), "no such node in the base cluster");
                     }
                 }
             }
@@ -172,21 +164,13 @@ fn apply(d: &mut Draft, raw: RawCluster, src: &str, file: &str) -> Result<(), In
         let name = n.name.get_ref().clone();
         let item = format!("network {name}");
         if !valid_name(&name) {
-            sink.push(
-                ln(n.name.span()),
-                &item,
-                "names use letters, digits, _, - and . only",
-            );
+            sink.push(ln(n.name.span()), &item, "names use letters, digits, _, - and . only");
             continue;
         }
         let bw = match quantity(n.bandwidth.get_ref(), Dim::Rate, &none) {
             Ok(v) if v > 0.0 => v,
             Ok(v) => {
-                sink.push(
-                    ln(n.bandwidth.span()),
-                    &item,
-                    format!("bandwidth must be > 0, got {v} B/s"),
-                );
+                sink.push(ln(n.bandwidth.span()), &item, format!("bandwidth must be > 0, got {v} B/s"));
                 continue;
             }
             Err(e) => {
@@ -197,11 +181,7 @@ fn apply(d: &mut Draft, raw: RawCluster, src: &str, file: &str) -> Result<(), In
         let lat = match quantity(n.latency.get_ref(), Dim::Time, &none) {
             Ok(v) if v >= 0.0 => v,
             Ok(v) => {
-                sink.push(
-                    ln(n.latency.span()),
-                    &item,
-                    format!("latency must be >= 0, got {v} s"),
-                );
+                sink.push(ln(n.latency.span()), &item, format!("latency must be >= 0, got {v} s"));
                 continue;
             }
             Err(e) => {
@@ -209,11 +189,7 @@ fn apply(d: &mut Draft, raw: RawCluster, src: &str, file: &str) -> Result<(), In
                 continue;
             }
         };
-        let net = Network {
-            name: name.clone(),
-            bandwidth: bw,
-            latency: lat,
-        };
+        let net = Network { name: name.clone(), bandwidth: bw, latency: lat };
         match d.networks.iter_mut().find(|x| x.name == name) {
             Some(x) => *x = net, // an overlay replaces a network, keeping which nodes are on it
             None => d.networks.push(net),
@@ -229,28 +205,15 @@ fn apply(d: &mut Draft, raw: RawCluster, src: &str, file: &str) -> Result<(), In
         };
         let item = format!("nodes {}", list.first().cloned().unwrap_or_default());
         if *g.cpus.get_ref() < 1 || *g.cpus.get_ref() > 100_000 {
-            sink.push(
-                ln(g.cpus.span()),
-                &item,
-                format!("cpus must be a whole number >= 1, got {}", g.cpus.get_ref()),
-            );
+            sink.push(ln(g.cpus.span()), &item, format!("cpus must be a whole number >= 1, got {}", g.cpus.get_ref()));
             continue;
         }
         for name in list {
             if !valid_name(&name) {
-                sink.push(
-                    ln(g.names.span()),
-                    format!("node \"{name}\""),
-                    "names use letters, digits, _, - and . only",
-                );
+                sink.push(ln(g.names.span()), format!("node \"{name}\""), "names use letters, digits, _, - and . only");
                 continue;
             }
-            let entry = (
-                name.clone(),
-                *g.cpus.get_ref() as u32,
-                g.processor.clone(),
-                g.networks.get_ref().clone(),
-            );
+            let entry = (name.clone(), *g.cpus.get_ref() as u32, g.processor.clone(), g.networks.get_ref().clone());
             match d.nodes.iter_mut().find(|x| x.0 == name) {
                 Some(x) => *x = entry,
                 None => d.nodes.push(entry),
@@ -288,11 +251,7 @@ fn apply(d: &mut Draft, raw: RawCluster, src: &str, file: &str) -> Result<(), In
         .nodes
         .iter()
         .map(|g| (g.names.get_ref(), &g.networks, "nodes"))
-        .chain(
-            raw.attach
-                .iter()
-                .map(|a| (a.nodes.get_ref(), &a.networks, "attach")),
-        );
+        .chain(raw.attach.iter().map(|a| (a.nodes.get_ref(), &a.networks, "attach")));
     for (who, nets, verb) in groups {
         let who = match who {
             Names::One(s) => s.clone(),
@@ -327,20 +286,13 @@ fn finish(d: Draft, file: &str) -> Result<Cluster, InputErrors> {
                         ids.push(NetworkId(i as u32))
                     }
                 }
-                None => sink.push(
-                    None,
-                    format!("node {name}"),
-                    format!("is on network \"{n}\", which is not declared"),
-                ),
+                None => {
+                    sink.push(None, format!("node {name}"), format!("is on network \"{n}\", which is not declared"))
+                }
             }
         }
         ids.sort();
-        nodes.push(Node {
-            name,
-            cpus,
-            processor,
-            networks: ids,
-        });
+        nodes.push(Node { name, cpus, processor, networks: ids });
     }
     let mut netseen = std::collections::HashSet::new();
     for n in &d.networks {
@@ -352,11 +304,7 @@ fn finish(d: Draft, file: &str) -> Result<Cluster, InputErrors> {
         sink.push(None, "nodes", "the cluster has no node");
     }
     sink.into_result(Cluster {
-        name: if d.name.is_empty() {
-            "cluster".into()
-        } else {
-            d.name
-        },
+        name: if d.name.is_empty() { "cluster".into() } else { d.name },
         nodes,
         networks: d.networks,
     })

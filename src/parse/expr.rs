@@ -12,8 +12,8 @@ pub fn eval(text: &str, vars: &BTreeMap<String, f64>) -> Result<f64, String> {
     if let Ok(v) = t.replace('_', "").parse::<f64>() {
         return finite(v, t);
     }
-    let ex = exmex::parse::<f64>(t)
-        .map_err(|e| format!("cannot read expression \"{t}\": {}", short(&e.to_string())))?;
+    let ex =
+        exmex::parse::<f64>(t).map_err(|e| format!("cannot read expression \"{t}\": {}", short(&e.to_string())))?;
     let mut values = Vec::new();
     for name in ex.var_names() {
         match vars.get(name.as_str()) {
@@ -22,18 +22,12 @@ pub fn eval(text: &str, vars: &BTreeMap<String, f64>) -> Result<f64, String> {
                 let known: Vec<&str> = vars.keys().map(|s| s.as_str()).collect();
                 return Err(format!(
                     "unknown name \"{name}\" in \"{t}\" (known: {})",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
+                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
                 ));
             }
         }
     }
-    let v = ex
-        .eval(&values)
-        .map_err(|e| format!("cannot evaluate \"{t}\": {}", short(&e.to_string())))?;
+    let v = ex.eval(&values).map_err(|e| format!("cannot evaluate \"{t}\": {}", short(&e.to_string())))?;
     finite(v, t)
 }
 
@@ -61,9 +55,7 @@ mod tests {
         let x = eval("20 * particles / 160000 * 4 / instances", &v).unwrap();
         assert!((x - 31.25).abs() < 1e-12);
         assert_eq!(eval("1_000", &v).unwrap(), 1000.0);
-        assert!(eval("2 * nope", &v)
-            .unwrap_err()
-            .contains("unknown name \"nope\""));
+        assert!(eval("2 * nope", &v).unwrap_err().contains("unknown name \"nope\""));
         assert!(eval("1 / 0", &v).is_err());
     }
 }

@@ -70,18 +70,12 @@ pub fn mapping_from_str(
     let raw: RawMapping = toml::from_str(src).map_err(|e| toml_error(src, file, e))?;
     let mut sink = Sink::new(file);
     let ln = |sp: std::ops::Range<usize>| span_line(src, sp);
-    let mut pm = PartialMapping {
-        placement: vec![None; app.graph.node_count()],
-        network: vec![None; app.graph.edge_count()],
-    };
+    let mut pm =
+        PartialMapping { placement: vec![None; app.graph.node_count()], network: vec![None; app.graph.edge_count()] };
     let node = |sink: &mut Sink, name: &str, item: &str, line| -> Option<NodeId> {
         let id = cluster.find_node(name);
         if id.is_none() {
-            sink.push(
-                line,
-                item,
-                format!("unknown node \"{name}\" (not in cluster {})", cluster.name),
-            );
+            sink.push(line, item, format!("unknown node \"{name}\" (not in cluster {})", cluster.name));
         }
         id
     };
@@ -119,31 +113,14 @@ pub fn mapping_from_str(
             continue;
         };
         let assigned: Option<Vec<Placement>> = match val.get_ref() {
-            RawPlace::One(n) => node(&mut sink, n, &item, line).map(|id| {
-                vec![
-                    Placement {
-                        node: id,
-                        cpu: None
-                    };
-                    targets.len()
-                ]
-            }),
+            RawPlace::One(n) => {
+                node(&mut sink, n, &item, line).map(|id| vec![Placement { node: id, cpu: None }; targets.len()])
+            }
             RawPlace::List(l) => nodes_of(&mut sink, l, &item, line).and_then(|ids| {
                 if ids.len() == targets.len() {
-                    Some(
-                        ids.into_iter()
-                            .map(|id| Placement {
-                                node: id,
-                                cpu: None,
-                            })
-                            .collect(),
-                    )
+                    Some(ids.into_iter().map(|id| Placement { node: id, cpu: None }).collect())
                 } else {
-                    sink.push(
-                        line,
-                        &item,
-                        format!("lists {} nodes for {} instances", ids.len(), targets.len()),
-                    );
+                    sink.push(line, &item, format!("lists {} nodes for {} instances", ids.len(), targets.len()));
                     None
                 }
             }),
@@ -161,14 +138,7 @@ pub fn mapping_from_str(
                     );
                     None
                 } else {
-                    Some(
-                        (0..targets.len())
-                            .map(|i| Placement {
-                                node: ids[i / b.per_node],
-                                cpu: None,
-                            })
-                            .collect(),
-                    )
+                    Some((0..targets.len()).map(|i| Placement { node: ids[i / b.per_node], cpu: None }).collect())
                 }
             }),
             RawPlace::Cpu(c) => node(&mut sink, &c.node, &item, line).and_then(|id| {
@@ -190,13 +160,7 @@ pub fn mapping_from_str(
                         return None;
                     }
                 }
-                Some(vec![
-                    Placement {
-                        node: id,
-                        cpu: c.cpu
-                    };
-                    targets.len()
-                ])
+                Some(vec![Placement { node: id, cpu: c.cpu }; targets.len()])
             }),
         };
         if let Some(a) = assigned {
@@ -213,19 +177,12 @@ pub fn mapping_from_str(
             sink.push(
                 ln(r.connection.span()),
                 &item,
-                format!(
-                    "unknown connection \"{cname}\" (known: {})",
-                    known.join(", ")
-                ),
+                format!("unknown connection \"{cname}\" (known: {})", known.join(", ")),
             );
             continue;
         };
         let Some(net) = cluster.find_network(r.network.get_ref()) else {
-            sink.push(
-                ln(r.network.span()),
-                &item,
-                format!("unknown network \"{}\"", r.network.get_ref()),
-            );
+            sink.push(ln(r.network.span()), &item, format!("unknown network \"{}\"", r.network.get_ref()));
             continue;
         };
         let mut n = 0;
@@ -240,11 +197,7 @@ pub fn mapping_from_str(
             n += 1;
         }
         if n == 0 {
-            sink.push(
-                ln(r.connection.span()),
-                &item,
-                "from/to select no edge of this connection",
-            );
+            sink.push(ln(r.connection.span()), &item, "from/to select no edge of this connection");
         }
     }
     sink.into_result(pm)
@@ -254,12 +207,7 @@ impl PartialMapping {
     /// Checks every object is placed and resolves every edge's route: local when both ends
     /// share a node; the given network; the only network both nodes share; unreachable when
     /// they share none. Two or more shared networks and no choice is an error, not a guess.
-    pub fn complete(
-        &self,
-        app: &Application,
-        cluster: &Cluster,
-        file: &str,
-    ) -> Result<Mapping, InputErrors> {
+    pub fn complete(&self, app: &Application, cluster: &Cluster, file: &str) -> Result<Mapping, InputErrors> {
         let mut sink = Sink::new(file);
         for g in &app.groups {
             let missing: Vec<&str> = g
@@ -278,13 +226,9 @@ impl PartialMapping {
             }
         }
         if !sink.is_empty() {
-            return sink.into_result(Mapping {
-                placement: vec![],
-                routes: vec![],
-            });
+            return sink.into_result(Mapping { placement: vec![], routes: vec![] });
         }
-        let placement: Vec<Placement> =
-            self.placement.iter().map(|p| p.expect("checked")).collect();
+        let placement: Vec<Placement> = self.placement.iter().map(|p| p.expect("checked")).collect();
         let mut routes = Vec::with_capacity(app.graph.edge_count());
         let mut ambiguous: BTreeMap<String, (usize, String)> = BTreeMap::new();
         for e in app.graph.edge_indices() {
@@ -301,10 +245,7 @@ impl PartialMapping {
                     1 => Route::Net(shared[0]),
                     _ => {
                         let cname = app.connections[app.graph[e].connection.ix()].name.clone();
-                        let names: Vec<&str> = shared
-                            .iter()
-                            .map(|&n| cluster.network(n).name.as_str())
-                            .collect();
+                        let names: Vec<&str> = shared.iter().map(|&n| cluster.network(n).name.as_str()).collect();
                         let ex = format!(
                             "{} ({} and {} share {})",
                             app.edge_name(e),
@@ -320,7 +261,11 @@ impl PartialMapping {
             routes.push(r);
         }
         for (c, (n, ex)) in ambiguous {
-            sink.push(None, format!("connection {c}"), format!("{n} edge(s) cross nodes that share several networks and no [[route]] says which, e.g. {ex}"));
+            sink.push(
+                None,
+                format!("connection {c}"),
+                format!("{n} edge(s) cross nodes that share several networks and no [[route]] says which, e.g. {ex}"),
+            );
         }
         sink.into_result(Mapping { placement, routes })
     }

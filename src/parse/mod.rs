@@ -30,14 +30,9 @@ pub struct Override {
 impl std::str::FromStr for Override {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let (n, v) = s
-            .split_once('=')
-            .ok_or_else(|| format!("expected NAME=VALUE, got \"{s}\""))?;
+        let (n, v) = s.split_once('=').ok_or_else(|| format!("expected NAME=VALUE, got \"{s}\""))?;
         let value = expr::eval(v, &Default::default()).map_err(|e| format!("--set {n}: {e}"))?;
-        Ok(Override {
-            name: n.trim().to_string(),
-            value,
-        })
+        Ok(Override { name: n.trim().to_string(), value })
     }
 }
 
@@ -63,31 +58,19 @@ pub fn load_cluster(path: &Path) -> Result<Cluster, InputErrors> {
 }
 
 /// Reads a mapping of `app` on `cluster` and checks it is complete.
-pub fn load_mapping(
-    path: &Path,
-    app: &Application,
-    cluster: &Cluster,
-) -> Result<Mapping, InputErrors> {
+pub fn load_mapping(path: &Path, app: &Application, cluster: &Cluster) -> Result<Mapping, InputErrors> {
     let partial = mapping_from_str(&read(path)?, &path.display().to_string(), app, cluster)?;
     partial.complete(app, cluster, &path.display().to_string())
 }
 
 /// Reads a mapping that may leave objects unplaced (for `solve --fix`).
-pub fn load_partial_mapping(
-    path: &Path,
-    app: &Application,
-    cluster: &Cluster,
-) -> Result<PartialMapping, InputErrors> {
+pub fn load_partial_mapping(path: &Path, app: &Application, cluster: &Cluster) -> Result<PartialMapping, InputErrors> {
     mapping_from_str(&read(path)?, &path.display().to_string(), app, cluster)
 }
 
 /// 1-based line of a byte offset.
 pub(crate) fn line_of(src: &str, offset: usize) -> usize {
-    src[..offset.min(src.len())]
-        .bytes()
-        .filter(|&b| b == b'\n')
-        .count()
-        + 1
+    src[..offset.min(src.len())].bytes().filter(|&b| b == b'\n').count() + 1
 }
 
 pub(crate) fn span_line(src: &str, span: Range<usize>) -> Option<usize> {
@@ -98,12 +81,7 @@ pub(crate) fn span_line(src: &str, span: Range<usize>) -> Option<usize> {
 pub(crate) fn toml_error(src: &str, file: &str, e: toml::de::Error) -> InputErrors {
     let line = e.span().map(|s| line_of(src, s.start));
     let msg = e.message().replace('\n', " ");
-    InputErrors(vec![InputError {
-        file: file.to_string(),
-        line,
-        item: "TOML".into(),
-        message: msg,
-    }])
+    InputErrors(vec![InputError { file: file.to_string(), line, item: "TOML".into(), message: msg }])
 }
 
 /// Expands `node01..node08` into node01, node02, ..., node08 (the width of the first number is
@@ -119,9 +97,7 @@ pub(crate) fn expand_range(s: &str) -> Result<Vec<String>, String> {
     let (pa, na) = split(a.trim());
     let (pb, nb) = split(b.trim());
     if na.is_empty() || nb.is_empty() || pa != pb {
-        return Err(format!(
-            "cannot expand range \"{s}\": write it as prefixNN..prefixMM"
-        ));
+        return Err(format!("cannot expand range \"{s}\": write it as prefixNN..prefixMM"));
     }
     let (lo, hi): (u64, u64) = (
         na.parse().map_err(|_| format!("bad number in \"{s}\""))?,
@@ -139,10 +115,7 @@ pub(crate) fn expand_range(s: &str) -> Result<Vec<String>, String> {
 
 /// Names of objects and nodes: letters, digits, `_`, `-`, `.`; not empty.
 pub(crate) fn valid_name(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.')
-        && !s.contains("..")
+    !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.') && !s.contains("..")
 }
 
 #[cfg(test)]
@@ -150,10 +123,7 @@ mod tests {
     use super::*;
     #[test]
     fn expands_ranges() {
-        assert_eq!(
-            expand_range("node01..node03").unwrap(),
-            vec!["node01", "node02", "node03"]
-        );
+        assert_eq!(expand_range("node01..node03").unwrap(), vec!["node01", "node02", "node03"]);
         assert_eq!(expand_range("n9..n11").unwrap(), vec!["n9", "n10", "n11"]);
         assert_eq!(expand_range("solo").unwrap(), vec!["solo"]);
         assert!(expand_range("a1..b2").is_err());

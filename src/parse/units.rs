@@ -87,9 +87,7 @@ pub fn split_unit(text: &str, dim: Dim) -> Result<(&str, f64), String> {
         Some(i) => (t[..i].trim(), &t[i + 1..]),
         None => {
             // "70ms": a number glued to a unit.
-            let cut = t
-                .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
-                .unwrap_or(t.len());
+            let cut = t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_')).unwrap_or(t.len());
             if cut > 0 && cut < t.len() && lookup(&t[cut..]).is_some() {
                 (&t[..cut], &t[cut..])
             } else {
@@ -102,22 +100,13 @@ pub fn split_unit(text: &str, dim: Dim) -> Result<(&str, f64), String> {
             return Ok((t, 1.0));
         }
         if unit.is_empty() || expr.is_empty() {
-            return Err(format!(
-                "missing unit in \"{text}\": expected {}",
-                dim.describe()
-            ));
+            return Err(format!("missing unit in \"{text}\": expected {}", dim.describe()));
         }
-        return Err(format!(
-            "unknown or missing unit \"{unit}\" in \"{text}\": expected {}",
-            dim.describe()
-        ));
+        return Err(format!("unknown or missing unit \"{unit}\" in \"{text}\": expected {}", dim.describe()));
     }
     let (d, factor) = lookup(unit).expect("checked");
     if d != dim {
-        return Err(format!(
-            "wrong unit \"{unit}\" in \"{text}\": expected {}",
-            dim.describe()
-        ));
+        return Err(format!("wrong unit \"{unit}\" in \"{text}\": expected {}", dim.describe()));
     }
     if expr.is_empty() {
         return Err(format!("no value before the unit in \"{text}\""));
@@ -126,10 +115,7 @@ pub fn split_unit(text: &str, dim: Dim) -> Result<(&str, f64), String> {
 }
 
 fn lookup(unit: &str) -> Option<(Dim, f64)> {
-    UNITS
-        .iter()
-        .find(|(u, _, _)| *u == unit)
-        .map(|(_, d, f)| (*d, *f))
+    UNITS.iter().find(|(u, _, _)| *u == unit).map(|(_, d, f)| (*d, *f))
 }
 
 #[cfg(test)]
@@ -140,20 +126,11 @@ mod tests {
         assert_eq!(split_unit("70 ms", Dim::Time).unwrap(), ("70", 1e-3));
         assert_eq!(split_unit("70ms", Dim::Time).unwrap(), ("70", 1e-3));
         assert_eq!(split_unit("100 MB/s", Dim::Rate).unwrap(), ("100", 1e6));
-        assert_eq!(
-            split_unit("(particles * 12) B", Dim::Data).unwrap(),
-            ("(particles * 12)", 1.0)
-        );
+        assert_eq!(split_unit("(particles * 12) B", Dim::Data).unwrap(), ("(particles * 12)", 1.0));
         assert_eq!(split_unit("0.97", Dim::Fraction).unwrap(), ("0.97", 1.0));
         assert_eq!(split_unit("97 %", Dim::Fraction).unwrap(), ("97", 0.01));
-        assert!(split_unit("70", Dim::Time)
-            .unwrap_err()
-            .contains("missing unit"));
-        assert!(split_unit("70 MB", Dim::Time)
-            .unwrap_err()
-            .contains("wrong unit"));
-        assert!(split_unit("70 parsecs", Dim::Time)
-            .unwrap_err()
-            .contains("unknown or missing unit"));
+        assert!(split_unit("70", Dim::Time).unwrap_err().contains("missing unit"));
+        assert!(split_unit("70 MB", Dim::Time).unwrap_err().contains("wrong unit"));
+        assert!(split_unit("70 parsecs", Dim::Time).unwrap_err().contains("unknown or missing unit"));
     }
 }

@@ -40,10 +40,7 @@ pub(super) fn solve_schedule(
             by_node[k].1.push(i);
         }
     }
-    let pinned: Vec<Option<u32>> = modules
-        .iter()
-        .map(|m| mapping.placement[m.object.index()].cpu)
-        .collect();
+    let pinned: Vec<Option<u32>> = modules.iter().map(|m| mapping.placement[m.object.index()].cpu).collect();
     let mut tcexec: Vec<f64> = modules.iter().map(|m| m.texec).collect();
     let mut history: Vec<Vec<Vec<usize>>> = Vec::new();
     let mut tit;
@@ -67,18 +64,12 @@ pub(super) fn solve_schedule(
         if let Some(j) = history.iter().position(|h| h == &orders) {
             write_back(modules, &tcexec, &tit, &tio);
             let movers = changing_modules(&history[j..], modules);
-            return Schedule::Unstable {
-                modules: movers,
-                period: history.len() - j,
-            };
+            return Schedule::Unstable { modules: movers, period: history.len() - j };
         }
         if iterations >= opts.max_iterations {
             write_back(modules, &tcexec, &tit, &tio);
             let movers = changing_modules(&history, modules);
-            return Schedule::NoConvergence {
-                modules: movers,
-                iterations,
-            };
+            return Schedule::NoConvergence { modules: movers, iterations };
         }
         iterations += 1;
         for ((node, _), order) in by_node.iter().zip(&orders) {
@@ -88,12 +79,7 @@ pub(super) fn solve_schedule(
         if iterations == 1 {
             for (i, m) in modules.iter_mut().enumerate() {
                 m.tit_sync = tit[i];
-                m.first = FirstRound {
-                    tio: tio[i],
-                    cpu: m.cpu,
-                    ldc: m.ldc,
-                    tcexec: tcexec[i],
-                };
+                m.first = FirstRound { tio: tio[i], cpu: m.cpu, ldc: m.ldc, tcexec: tcexec[i] };
             }
         }
         history.push(orders);
@@ -118,10 +104,7 @@ fn io_times(sg: &SyncGraph, modules: &[ModulePerf], tit: &[f64]) -> Vec<f64> {
             if sg.inputs[i].is_empty() {
                 m.texec * (1.0 - m.ld)
             } else {
-                let wait = sg.inputs[i]
-                    .iter()
-                    .map(|x| x.ratio * tit[x.source])
-                    .fold(m.texec, f64::max);
+                let wait = sg.inputs[i].iter().map(|x| x.ratio * tit[x.source]).fold(m.texec, f64::max);
                 wait - m.texec * m.ld
             }
         })
@@ -169,11 +152,7 @@ fn allocate(
         }
         modules[m].cpu = p as u32;
         modules[m].ldc = ldc;
-        tcexec[m] = if ldc > 0.0 {
-            modules[m].texec * ld / ldc
-        } else {
-            f64::INFINITY
-        };
+        tcexec[m] = if ldc > 0.0 { modules[m].texec * ld / ldc } else { f64::INFINITY };
     }
 }
 

@@ -78,15 +78,9 @@ pub enum Schedule {
     Converged { iterations: usize },
     /// The orders came back to an earlier state: they oscillate with this period, and these
     /// modules change rank. The values reported are those of the last allocation.
-    Unstable {
-        modules: Vec<ObjectId>,
-        period: usize,
-    },
+    Unstable { modules: Vec<ObjectId>, period: usize },
     /// No repeat within the iteration limit.
-    NoConvergence {
-        modules: Vec<ObjectId>,
-        iterations: usize,
-    },
+    NoConvergence { modules: Vec<ObjectId>, iterations: usize },
 }
 
 /// A module whose node's processor type has no cost in the description.
@@ -119,11 +113,7 @@ pub struct Prediction {
 
 impl Prediction {
     pub fn module(&self, o: ObjectId) -> Option<&ModulePerf> {
-        self.module_of
-            .get(o.index())
-            .copied()
-            .flatten()
-            .map(|i| &self.modules[i])
+        self.module_of.get(o.index()).copied().flatten().map(|i| &self.modules[i])
     }
 }
 
@@ -136,9 +126,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            max_iterations: 200,
-        }
+        Options { max_iterations: 200 }
     }
 }
 
@@ -174,10 +162,7 @@ pub fn predict(
                     first: FirstRound::default(),
                 });
             }
-            _ => missing.push(MissingCost {
-                object: o,
-                node: p.node,
-            }),
+            _ => missing.push(MissingCost { object: o, node: p.node }),
         }
     }
     if !missing.is_empty() {
@@ -190,11 +175,7 @@ pub fn predict(
     let links = network::links(app, cluster, mapping, &edge_rate);
     Ok(Prediction {
         sync_inputs: sg.inputs.clone(),
-        cycles: sg
-            .cycles
-            .iter()
-            .map(|c| c.iter().map(|&i| modules[i].object).collect())
-            .collect(),
+        cycles: sg.cycles.iter().map(|c| c.iter().map(|&i| modules[i].object).collect()).collect(),
         approximate_cycles: sg
             .approximate
             .iter()
@@ -211,12 +192,7 @@ pub fn predict(
 
 /// Communication time of one message on an edge (the term Vol/BW + L of eq 5 and 11); zero
 /// for local or unreachable edges.
-pub fn comm_time(
-    app: &Application,
-    cluster: &Cluster,
-    mapping: &Mapping,
-    e: crate::model::EdgeId,
-) -> f64 {
+pub fn comm_time(app: &Application, cluster: &Cluster, mapping: &Mapping, e: crate::model::EdgeId) -> f64 {
     match mapping.route(e) {
         crate::model::Route::Net(n) => {
             let net = cluster.network(n);

@@ -6,9 +6,7 @@
 //! greedy filter, which sends when its destination asks: F(dest(e)).
 
 use super::ModulePerf;
-use crate::model::{
-    Application, Cluster, EdgeId, FilterKind, Mapping, NetworkId, NodeId, ObjectId, Route,
-};
+use crate::model::{Application, Cluster, EdgeId, FilterKind, Mapping, NetworkId, NodeId, ObjectId, Route};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 use std::collections::BTreeMap;
@@ -28,15 +26,8 @@ pub struct LinkUse {
     pub recv_edges: Vec<EdgeId>,
 }
 
-pub(super) fn frequencies(
-    app: &Application,
-    modules: &[ModulePerf],
-    module_of: &[Option<usize>],
-) -> Vec<f64> {
-    let hz = module_of
-        .iter()
-        .map(|mi| mi.map(|i| modules[i].frequency()))
-        .collect();
+pub(super) fn frequencies(app: &Application, modules: &[ModulePerf], module_of: &[Option<usize>]) -> Vec<f64> {
+    let hz = module_of.iter().map(|mi| mi.map(|i| modules[i].frequency())).collect();
     object_frequencies(app, hz)
 }
 
@@ -52,12 +43,7 @@ pub fn object_frequencies(app: &Application, module_hz: Vec<Option<f64>>) -> Vec
     f.into_iter().map(|x| x.unwrap_or(0.0)).collect()
 }
 
-fn filter_freq(
-    app: &Application,
-    o: ObjectId,
-    f: &mut Vec<Option<f64>>,
-    visiting: &mut Vec<bool>,
-) -> f64 {
+fn filter_freq(app: &Application, o: ObjectId, f: &mut Vec<Option<f64>>, visiting: &mut Vec<bool>) -> f64 {
     if let Some(v) = f[o.index()] {
         return v;
     }
@@ -65,32 +51,15 @@ fn filter_freq(
         return 0.0; // a filter-only cycle, rejected when the application was read
     }
     visiting[o.index()] = true;
-    let kind = app
-        .object(o)
-        .filter()
-        .expect("modules have frequencies already");
+    let kind = app.object(o).filter().expect("modules have frequencies already");
     let v = match kind {
         FilterKind::Greedy => {
-            let dests: Vec<ObjectId> = app
-                .graph
-                .edges_directed(o, Direction::Outgoing)
-                .map(|e| e.target())
-                .collect();
-            dests
-                .into_iter()
-                .map(|d| filter_freq(app, d, f, visiting))
-                .fold(0.0, f64::max)
+            let dests: Vec<ObjectId> = app.graph.edges_directed(o, Direction::Outgoing).map(|e| e.target()).collect();
+            dests.into_iter().map(|d| filter_freq(app, d, f, visiting)).fold(0.0, f64::max)
         }
         k => {
-            let srcs: Vec<ObjectId> = app
-                .graph
-                .edges_directed(o, Direction::Incoming)
-                .map(|e| e.source())
-                .collect();
-            let m = srcs
-                .into_iter()
-                .map(|s| filter_freq(app, s, f, visiting))
-                .fold(f64::INFINITY, f64::min);
+            let srcs: Vec<ObjectId> = app.graph.edges_directed(o, Direction::Incoming).map(|e| e.source()).collect();
+            let m = srcs.into_iter().map(|s| filter_freq(app, s, f, visiting)).fold(f64::INFINITY, f64::min);
             if m.is_finite() {
                 m / k.ratio() as f64
             } else {
@@ -117,12 +86,7 @@ pub fn edge_rates(app: &Application, freq: &[f64]) -> Vec<f64> {
 }
 
 /// eq 9 and 10 for every (node, network) pair with traffic.
-pub(super) fn links(
-    app: &Application,
-    cluster: &Cluster,
-    mapping: &Mapping,
-    rate: &[f64],
-) -> Vec<LinkUse> {
+pub(super) fn links(app: &Application, cluster: &Cluster, mapping: &Mapping, rate: &[f64]) -> Vec<LinkUse> {
     let mut map: BTreeMap<(NodeId, NetworkId), LinkUse> = BTreeMap::new();
     for e in app.graph.edge_references() {
         let Route::Net(net) = mapping.route(e.id()) else {

@@ -57,11 +57,7 @@ impl SyncGraph {
                         comm: x
                             .paths
                             .iter()
-                            .map(|p| {
-                                p.iter()
-                                    .map(|&e| comm_time(app, cluster, mapping, e))
-                                    .sum::<f64>()
-                            })
+                            .map(|p| p.iter().map(|&e| comm_time(app, cluster, mapping, e)).sum::<f64>())
                             .fold(0.0, f64::max),
                     })
                     .collect()
@@ -79,11 +75,7 @@ impl SyncGraph {
         }
         for (m, ins) in inputs.iter().enumerate() {
             for x in ins {
-                dg.add_edge(
-                    petgraph::graph::NodeIndex::new(x.source),
-                    petgraph::graph::NodeIndex::new(m),
-                    (),
-                );
+                dg.add_edge(petgraph::graph::NodeIndex::new(x.source), petgraph::graph::NodeIndex::new(m), ());
             }
         }
         let mut sccs = petgraph::algo::tarjan_scc(&dg);
@@ -96,8 +88,7 @@ impl SyncGraph {
         for scc in sccs {
             let mut members: Vec<usize> = scc.iter().map(|x| x.index()).collect();
             members.sort();
-            let self_loop =
-                members.len() == 1 && inputs[members[0]].iter().any(|x| x.source == members[0]);
+            let self_loop = members.len() == 1 && inputs[members[0]].iter().any(|x| x.source == members[0]);
             if members.len() > 1 || self_loop {
                 let id = cycles.len();
                 for &m in &members {
@@ -112,14 +103,7 @@ impl SyncGraph {
             }
             order.push(members);
         }
-        SyncGraph {
-            inputs,
-            order,
-            cycle_of,
-            cycles,
-            elementary,
-            approximate,
-        }
+        SyncGraph { inputs, order, cycle_of, cycles, elementary, approximate }
     }
 
     /// T_it of every module from T_cexec (eq 3, 4, 5), in topological order of components.
@@ -146,18 +130,11 @@ impl SyncGraph {
                     comp.iter()
                         .map(|&m| {
                             tcexec[m]
-                                + self.inputs[m]
-                                    .iter()
-                                    .filter(|x| inside(x.source))
-                                    .map(|x| x.comm)
-                                    .fold(0.0, f64::max)
+                                + self.inputs[m].iter().filter(|x| inside(x.source)).map(|x| x.comm).fold(0.0, f64::max)
                         })
                         .sum()
                 } else {
-                    self.elementary[c]
-                        .iter()
-                        .map(|cy| cycle_weight(cy, tcexec, &self.inputs))
-                        .fold(0.0, f64::max)
+                    self.elementary[c].iter().map(|cy| cycle_weight(cy, tcexec, &self.inputs)).fold(0.0, f64::max)
                 };
                 ext.max(round)
             };
@@ -179,11 +156,7 @@ pub struct StaticInput {
 
 /// Synchronous inputs of every module (indexed as `module_of`), found by walking FIFO edges
 /// backwards through non-greedy filters.
-pub fn static_inputs(
-    app: &Application,
-    module_of: &[Option<usize>],
-    n: usize,
-) -> Vec<Vec<StaticInput>> {
+pub fn static_inputs(app: &Application, module_of: &[Option<usize>], n: usize) -> Vec<Vec<StaticInput>> {
     use petgraph::visit::EdgeRef;
     let g = &app.graph;
     let mut inputs: Vec<Vec<StaticInput>> = vec![Vec::new(); n];
@@ -215,11 +188,7 @@ pub fn static_inputs(
                                 x.ratio = x.ratio.max(ratio);
                                 x.paths.push(p);
                             }
-                            None => inputs[mi].push(StaticInput {
-                                source: si,
-                                ratio,
-                                paths: vec![p],
-                            }),
+                            None => inputs[mi].push(StaticInput { source: si, ratio, paths: vec![p] }),
                         }
                     }
                     Some(FilterKind::Greedy) => {}
@@ -238,11 +207,7 @@ fn cycle_weight(cy: &[usize], tcexec: &[f64], inputs: &[Vec<SyncInput>]) -> f64 
     for (k, &m) in cy.iter().enumerate() {
         let prev = cy[(k + cy.len() - 1) % cy.len()];
         w += tcexec[m];
-        w += inputs[m]
-            .iter()
-            .find(|x| x.source == prev)
-            .map(|x| x.comm)
-            .unwrap_or(0.0);
+        w += inputs[m].iter().find(|x| x.source == prev).map(|x| x.comm).unwrap_or(0.0);
     }
     w
 }
@@ -252,11 +217,7 @@ fn cycle_weight(cy: &[usize], tcexec: &[f64], inputs: &[Vec<SyncInput>]) -> f64 
 fn elementary_cycles(members: &[usize], inputs: &[Vec<SyncInput>]) -> (Vec<Vec<usize>>, bool) {
     // successors within the component
     let succ = |a: usize| -> Vec<usize> {
-        members
-            .iter()
-            .copied()
-            .filter(|&b| inputs[b].iter().any(|x| x.source == a))
-            .collect()
+        members.iter().copied().filter(|&b| inputs[b].iter().any(|x| x.source == a)).collect()
     };
     let succs: Vec<(usize, Vec<usize>)> = members.iter().map(|&a| (a, succ(a))).collect();
     let succ_of = |a: usize| &succs.iter().find(|(x, _)| *x == a).expect("member").1;

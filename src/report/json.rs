@@ -36,11 +36,7 @@ pub fn check_json(app: &Application, cluster: &Cluster, mapping: &Mapping, r: &R
                 "load": num(m.iteration_load()),
             }));
         }
-        for o in app
-            .graph
-            .node_indices()
-            .filter(|&o| !app.object(o).is_module())
-        {
+        for o in app.graph.node_indices().filter(|&o| !app.object(o).is_module()) {
             filters.push(json!({
                 "name": app.object(o).name,
                 "kind": app.object(o).filter().map(|k| k.name()),
@@ -72,11 +68,8 @@ pub fn check_json(app: &Application, cluster: &Cluster, mapping: &Mapping, r: &R
         .iter()
         .map(|d| json!({"kind": d.kind.name(), "severity": if d.kind.is_error() {"error"} else {"warning"}, "message": d.message, "subjects": d.subjects}))
         .collect();
-    let paths: Vec<Value> = r
-        .path_latencies
-        .iter()
-        .map(|(n, l)| json!({"name": n, "latency_ms": num(l * 1e3)}))
-        .collect();
+    let paths: Vec<Value> =
+        r.path_latencies.iter().map(|(n, l)| json!({"name": n, "latency_ms": num(l * 1e3)})).collect();
     json!({
         "verdict": if r.verdict == Verdict::Sound { "sound" } else { "unsound" },
         "application": app.name,

@@ -13,18 +13,11 @@ fn quote(s: &str) -> String {
 }
 
 /// Non-local edges per connection and network.
-fn routes(
-    app: &Application,
-    m: &Mapping,
-) -> BTreeMap<usize, BTreeMap<u32, Vec<crate::model::EdgeId>>> {
+fn routes(app: &Application, m: &Mapping) -> BTreeMap<usize, BTreeMap<u32, Vec<crate::model::EdgeId>>> {
     let mut out: BTreeMap<usize, BTreeMap<u32, Vec<_>>> = BTreeMap::new();
     for e in app.graph.edge_indices() {
         if let Route::Net(k) = m.route(e) {
-            out.entry(app.graph[e].connection.ix())
-                .or_default()
-                .entry(k.0)
-                .or_default()
-                .push(e);
+            out.entry(app.graph[e].connection.ix()).or_default().entry(k.0).or_default().push(e);
         }
     }
     out
@@ -76,11 +69,7 @@ pub fn solve_text(app: &Application, cluster: &Cluster, o: &Outcome) -> String {
     if let (Some(m), Some(r)) = (&o.mapping, &o.report) {
         let _ = writeln!(out, "\nMapping\n");
         for g in &app.groups {
-            let nodes: Vec<&str> = g
-                .objects
-                .iter()
-                .map(|&ob| cluster.node(m.node_of(ob)).name.as_str())
-                .collect();
+            let nodes: Vec<&str> = g.objects.iter().map(|&ob| cluster.node(m.node_of(ob)).name.as_str()).collect();
             let _ = writeln!(out, "  {:<12} {}", g.name, nodes.join(" "));
         }
         for (c, nets) in routes(app, m) {
@@ -97,11 +86,8 @@ pub fn solve_text(app: &Application, cluster: &Cluster, o: &Outcome) -> String {
         let _ = writeln!(out);
         out += &check_text(app, cluster, m, r);
     }
-    let _ = writeln!(
-        out,
-        "\nSearch: {:.3} s, {} candidate(s) rejected by the verifier",
-        o.stats.time_s, o.stats.rejected
-    );
+    let _ =
+        writeln!(out, "\nSearch: {:.3} s, {} candidate(s) rejected by the verifier", o.stats.time_s, o.stats.rejected);
     out
 }
 
@@ -113,11 +99,7 @@ pub fn mapping_toml(app: &Application, cluster: &Cluster, m: &Mapping) -> String
         let node = quote(&cluster.node(p.node).name);
         match p.cpu {
             Some(c) => {
-                let _ = writeln!(
-                    out,
-                    "{} = {{ node = {node}, cpu = {c} }}",
-                    quote(&app.object(o).name)
-                );
+                let _ = writeln!(out, "{} = {{ node = {node}, cpu = {c} }}", quote(&app.object(o).name));
             }
             None => {
                 let _ = writeln!(out, "{} = {node}", quote(&app.object(o).name));
@@ -130,11 +112,7 @@ pub fn mapping_toml(app: &Application, cluster: &Cluster, m: &Mapping) -> String
         for (k, edges) in nets {
             let net = quote(&cluster.networks[k as usize].name);
             if single {
-                let _ = writeln!(
-                    out,
-                    "\n[[route]]\nconnection = {}\nnetwork = {net}",
-                    quote(cname)
-                );
+                let _ = writeln!(out, "\n[[route]]\nconnection = {}\nnetwork = {net}", quote(cname));
             } else {
                 for e in edges {
                     let (s, d) = app.graph.edge_endpoints(e).expect("edge");
@@ -154,46 +132,22 @@ pub fn mapping_toml(app: &Application, cluster: &Cluster, m: &Mapping) -> String
 
 /// Graphviz: one box per node holding its objects; non-local edges labelled with their network.
 pub fn mapping_dot(app: &Application, cluster: &Cluster, m: &Mapping) -> String {
-    let mut out =
-        String::from("digraph mapping {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n");
+    let mut out = String::from("digraph mapping {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n");
     for (i, n) in cluster.nodes.iter().enumerate() {
-        let here: Vec<_> = app
-            .graph
-            .node_indices()
-            .filter(|&o| m.node_of(o).ix() == i)
-            .collect();
+        let here: Vec<_> = app.graph.node_indices().filter(|&o| m.node_of(o).ix() == i).collect();
         if here.is_empty() {
             continue;
         }
-        let nets: Vec<&str> = n
-            .networks
-            .iter()
-            .map(|&k| cluster.network(k).name.as_str())
-            .collect();
+        let nets: Vec<&str> = n.networks.iter().map(|&k| cluster.network(k).name.as_str()).collect();
         let _ = writeln!(
             out,
             "  subgraph {} {{\n    label={};",
             quote(&format!("cluster_{}", n.name)),
-            quote(&format!(
-                "{} ({} x {}; {})",
-                n.name,
-                n.cpus,
-                n.processor,
-                nets.join(", ")
-            ))
+            quote(&format!("{} ({} x {}; {})", n.name, n.cpus, n.processor, nets.join(", ")))
         );
         for o in here {
-            let shape = if app.object(o).is_module() {
-                ""
-            } else {
-                ", shape=diamond"
-            };
-            let _ = writeln!(
-                out,
-                "    {} [label={}{shape}];",
-                quote(&app.object(o).name),
-                quote(&app.object(o).name)
-            );
+            let shape = if app.object(o).is_module() { "" } else { ", shape=diamond" };
+            let _ = writeln!(out, "    {} [label={}{shape}];", quote(&app.object(o).name), quote(&app.object(o).name));
         }
         out += "  }\n";
     }
@@ -204,12 +158,7 @@ pub fn mapping_dot(app: &Application, cluster: &Cluster, m: &Mapping) -> String 
             Route::Local => " [style=dashed]".to_string(),
             Route::Unreachable => " [color=red]".to_string(),
         };
-        let _ = writeln!(
-            out,
-            "  {} -> {}{attrs};",
-            quote(&app.object(s).name),
-            quote(&app.object(d).name)
-        );
+        let _ = writeln!(out, "  {} -> {}{attrs};", quote(&app.object(s).name), quote(&app.object(d).name));
     }
     out += "}\n";
     out

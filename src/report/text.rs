@@ -16,8 +16,7 @@ fn f(x: f64, digits: usize) -> String {
 
 fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_header(header.to_vec());
+    t.load_preset(UTF8_FULL_CONDENSED).set_header(header.to_vec());
     t
 }
 
@@ -62,25 +61,14 @@ pub fn check_text(app: &Application, cluster: &Cluster, mapping: &Mapping, r: &R
             ]);
         }
         right(&mut t, 2);
-        let _ = writeln!(
-            out,
-            "\nModules (load = LD x Texec / Tit, the load over an iteration)\n{t}"
-        );
-        let filters: Vec<_> = app
-            .graph
-            .node_indices()
-            .filter(|&o| !app.object(o).is_module())
-            .collect();
+        let _ = writeln!(out, "\nModules (load = LD x Texec / Tit, the load over an iteration)\n{t}");
+        let filters: Vec<_> = app.graph.node_indices().filter(|&o| !app.object(o).is_module()).collect();
         if !filters.is_empty() {
             let mut t = table(&["filter", "kind", "node", "F Hz"]);
             for o in filters {
                 t.add_row(vec![
                     app.object(o).name.clone(),
-                    app.object(o)
-                        .filter()
-                        .map(|k| k.name())
-                        .unwrap_or("")
-                        .to_string(),
+                    app.object(o).filter().map(|k| k.name()).unwrap_or("").to_string(),
                     cluster.node(mapping.node_of(o)).name.clone(),
                     f(p.frequency[o.index()], 2),
                 ]);
@@ -107,16 +95,10 @@ pub fn check_text(app: &Application, cluster: &Cluster, mapping: &Mapping, r: &R
         }
         match &p.schedule {
             Schedule::Converged { iterations } => {
-                let _ = writeln!(
-                    out,
-                    "\nSchedule: converged after {iterations} allocation round(s)"
-                );
+                let _ = writeln!(out, "\nSchedule: converged after {iterations} allocation round(s)");
             }
             Schedule::Unstable { period, .. } => {
-                let _ = writeln!(
-                    out,
-                    "\nSchedule: UNSTABLE (orders oscillate with period {period})"
-                );
+                let _ = writeln!(out, "\nSchedule: UNSTABLE (orders oscillate with period {period})");
             }
             Schedule::NoConvergence { iterations, .. } => {
                 let _ = writeln!(out, "\nSchedule: did not settle in {iterations} rounds");
@@ -128,22 +110,10 @@ pub fn check_text(app: &Application, cluster: &Cluster, mapping: &Mapping, r: &R
     } else {
         let _ = writeln!(out, "\nDiagnostics");
         for d in &r.diagnostics {
-            let sev = if d.kind.is_error() {
-                "error"
-            } else {
-                "warning"
-            };
+            let sev = if d.kind.is_error() { "error" } else { "warning" };
             let _ = writeln!(out, "  {sev} [{}] {}", d.kind.name(), d.message);
         }
     }
-    let _ = writeln!(
-        out,
-        "\nVerdict: {}",
-        if r.verdict == Verdict::Sound {
-            "sound"
-        } else {
-            "UNSOUND"
-        }
-    );
+    let _ = writeln!(out, "\nVerdict: {}", if r.verdict == Verdict::Sound { "sound" } else { "UNSOUND" });
     out
 }

@@ -75,70 +75,34 @@ fn completed(app: &Application, cluster: &Cluster, fix: &PartialMapping) -> Opti
 }
 
 /// Finds a sound mapping (or proves there is none), completing `fix` if given.
-pub fn solve(
-    app: &Application,
-    cluster: &Cluster,
-    fix: Option<&PartialMapping>,
-    opts: &SolveOptions,
-) -> Outcome {
+pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>, opts: &SolveOptions) -> Outcome {
     let start = Instant::now();
     let mut stats = Stats::default();
     if let Some(m) = fix.and_then(|f| completed(app, cluster, f)) {
         let r = verify::check(app, cluster, &m, &opts.perf);
-        let status = if r.verdict == Verdict::Sound {
-            Status::Feasible
-        } else {
-            Status::Infeasible
-        };
+        let status = if r.verdict == Verdict::Sound { Status::Feasible } else { Status::Infeasible };
         stats.time_s = start.elapsed().as_secs_f64();
-        return Outcome {
-            status,
-            mapping: Some(m),
-            report: Some(r),
-            reasons: vec![],
-            stats,
-        };
+        return Outcome { status, mapping: Some(m), report: Some(r), reasons: vec![], stats };
     }
     let an = Analysis::new(app, cluster, fix);
     if !an.problems.is_empty() {
         stats.time_s = start.elapsed().as_secs_f64();
-        return Outcome {
-            status: Status::Infeasible,
-            mapping: None,
-            report: None,
-            reasons: an.problems,
-            stats,
-        };
+        return Outcome { status: Status::Infeasible, mapping: None, report: None, reasons: an.problems, stats };
     }
     let mut model = Model::build(app, cluster, &an, fix, &opts.build);
     let mut brancher = model.solver.default_brancher();
     let mut resolver = ResolutionResolver::default();
     let mut term = opts.time_limit.map(TimeBudget::starting_now);
     loop {
-        let candidate = match model
-            .solver
-            .satisfy(&mut brancher, &mut term, &mut resolver)
-        {
+        let candidate = match model.solver.satisfy(&mut brancher, &mut term, &mut resolver) {
             SatisfactionResult::Satisfiable(sat) => model.dec.decode(&sat.solution()),
             SatisfactionResult::Unsatisfiable(..) => {
                 stats.time_s = start.elapsed().as_secs_f64();
-                return Outcome {
-                    status: Status::Infeasible,
-                    mapping: None,
-                    report: None,
-                    reasons: vec![],
-                    stats,
-                };
+                return Outcome { status: Status::Infeasible, mapping: None, report: None, reasons: vec![], stats };
             }
             SatisfactionResult::Unknown(..) => {
                 stats.time_s = start.elapsed().as_secs_f64();
-                return Outcome {
-                    status: Status::Unknown,
-                    mapping: None,
-                    report: None,
-                    reasons: vec![],
-                    stats,
-                };
+                return Outcome { status: Status::Unknown, mapping: None, report: None, reasons: vec![], stats };
             }
         };
         let r = verify::check(app, cluster, &candidate, &opts.perf);
@@ -168,19 +132,10 @@ fn reject(
     stats: &mut Stats,
 ) {
     let derived = nogood::derive(app, cluster, an, candidate, r);
-    debug_assert!(derived
-        .iter()
-        .all(|(c, _)| nogood::falsified_by(c, candidate)));
+    debug_assert!(derived.iter().all(|(c, _)| nogood::falsified_by(c, candidate)));
     // Progress is guaranteed only if some nogood excludes this very candidate.
-    if !derived
-        .iter()
-        .any(|(c, _)| nogood::falsified_by(c, candidate))
-    {
-        let c: Vec<Lit> = model
-            .assignment(candidate)
-            .into_iter()
-            .map(negate)
-            .collect();
+    if !derived.iter().any(|(c, _)| nogood::falsified_by(c, candidate)) {
+        let c: Vec<Lit> = model.assignment(candidate).into_iter().map(negate).collect();
         model.add_nogood_clause(&c, "verifier", "rejected candidate".into());
     } else {
         stats.general_nogoods += derived.len();
@@ -217,21 +172,14 @@ pub fn enumerate_sound(
     let mut term = opts.time_limit.map(TimeBudget::starting_now);
     let mut found = Vec::new();
     loop {
-        let candidate = match model
-            .solver
-            .satisfy(&mut brancher, &mut term, &mut resolver)
-        {
+        let candidate = match model.solver.satisfy(&mut brancher, &mut term, &mut resolver) {
             SatisfactionResult::Satisfiable(sat) => model.dec.decode(&sat.solution()),
             SatisfactionResult::Unsatisfiable(..) => return Some((found, stats)),
             SatisfactionResult::Unknown(..) => return None,
         };
         let r = verify::check(app, cluster, &candidate, &opts.perf);
         if r.verdict == Verdict::Sound {
-            let c: Vec<Lit> = model
-                .assignment(&candidate)
-                .into_iter()
-                .map(negate)
-                .collect();
+            let c: Vec<Lit> = model.assignment(&candidate).into_iter().map(negate).collect();
             model.add_nogood_clause(&c, "enumeration", "found".into());
             found.push(candidate);
             if found.len() >= max {

@@ -14,11 +14,7 @@
 use crate::csp::{Analysis, Lit};
 use crate::model::{Application, Cluster, Mapping, NodeId, Requirement, Route};
 use crate::perf::{self, Prediction};
-use crate::verify::{Report, EPS};
-
-fn le(a: f64, b: f64) -> bool {
-    a <= b * (1.0 + EPS) + 1e-15
-}
+use crate::verify::{le, Report};
 
 /// Whether the candidate violates the clause (every literal false under it).
 pub fn falsified_by(c: &[Lit], m: &Mapping) -> bool {
@@ -58,16 +54,8 @@ fn first_round(
     out: &mut Vec<(Vec<Lit>, String)>,
 ) {
     for n in (0..cluster.nodes.len() as u32).map(NodeId) {
-        let mut here: Vec<usize> = (0..p.modules.len())
-            .filter(|&i| p.modules[i].node == n)
-            .collect();
-        here.sort_by(|&a, &b| {
-            p.modules[b]
-                .first
-                .tio
-                .total_cmp(&p.modules[a].first.tio)
-                .then(a.cmp(&b))
-        });
+        let mut here: Vec<usize> = (0..p.modules.len()).filter(|&i| p.modules[i].node == n).collect();
+        here.sort_by(|&a, &b| p.modules[b].first.tio.total_cmp(&p.modules[a].first.tio).then(a.cmp(&b)));
         for (pos, &mi) in here.iter().enumerate() {
             let m = &p.modules[mi];
             let fails = if p.sync_inputs[mi].is_empty() {
@@ -86,9 +74,7 @@ fn first_round(
             let prefix = &here[..pos];
             let fixed = |i: usize| {
                 let (lo, hi) = an.key(app, cluster, i, n);
-                lo == hi
-                    && an.cycle_of[i].is_none()
-                    && an.inputs[i].iter().all(|x| an.constant_pace(x.source))
+                lo == hi && an.cycle_of[i].is_none() && an.inputs[i].iter().all(|x| an.constant_pace(x.source))
             };
             if !fixed(mi) || !prefix.iter().all(|&j| fixed(j)) {
                 break;
@@ -120,12 +106,7 @@ fn first_round(
             }
             out.push((
                 c,
-                format!(
-                    "{} on {} after {} module(s)",
-                    app.object(mo).name,
-                    cluster.node(n).name,
-                    prefix.len()
-                ),
+                format!("{} on {} after {} module(s)", app.object(mo).name, cluster.node(n).name, prefix.len()),
             ));
             break;
         }
@@ -141,17 +122,12 @@ fn contention(
     out: &mut Vec<(Vec<Lit>, String)>,
 ) {
     for l in &p.links {
-        for (total, edges, send) in [
-            (l.send, &l.send_edges, true),
-            (l.recv, &l.recv_edges, false),
-        ] {
+        for (total, edges, send) in [(l.send, &l.send_edges, true), (l.recv, &l.recv_edges, false)] {
             if le(total, l.capacity) || !edges.iter().all(|&e| an.constant_rate(e)) {
                 continue;
             }
-            let mut bws: Vec<(f64, crate::model::EdgeId)> = edges
-                .iter()
-                .map(|&e| (app.graph[e].volume * an.rate_lo[e.index()], e))
-                .collect();
+            let mut bws: Vec<(f64, crate::model::EdgeId)> =
+                edges.iter().map(|&e| (app.graph[e].volume * an.rate_lo[e.index()], e)).collect();
             bws.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             let mut sum = 0.0;
             let mut c = Vec::new();
@@ -193,11 +169,7 @@ fn latency(
         let Requirement::MaxLatency { name, path, max_s } = r else {
             continue;
         };
-        if !path
-            .iter()
-            .filter_map(|o| an.module_of[o.index()])
-            .all(|mi| an.constant_pace(mi))
-        {
+        if !path.iter().filter_map(|o| an.module_of[o.index()]).all(|mi| an.constant_pace(mi)) {
             continue;
         }
         let l = perf::path_latency(app, cluster, mapping, &p.modules, &p.module_of, path);
@@ -205,11 +177,7 @@ fn latency(
             continue;
         }
         // Rebuild the bound from T_it_sync: a sound mapping would run at that pace.
-        let base: f64 = path
-            .iter()
-            .filter_map(|o| an.module_of[o.index()])
-            .map(|mi| an.tit_lo[mi])
-            .sum();
+        let base: f64 = path.iter().filter_map(|o| an.module_of[o.index()]).map(|mi| an.tit_lo[mi]).sum();
         let mut comm = 0.0;
         let mut c = Vec::new();
         for pair in path.windows(2) {

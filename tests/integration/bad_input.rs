@@ -26,25 +26,14 @@ fn corpus_messages_are_pinned() {
         };
         let out = Command::new(env!("CARGO_BIN_EXE_flowmap"))
             .current_dir(root())
-            .args([
-                "check",
-                &pick("app.toml"),
-                &pick("cluster.toml"),
-                &pick("mapping.toml"),
-            ])
+            .args(["check", &pick("app.toml"), &pick("cluster.toml"), &pick("mapping.toml")])
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let expected =
-            std::fs::read_to_string(dir.join(case).join("expected.txt")).unwrap_or_default();
-        if out.status.code() != Some(2)
-            || stderr.trim_end() != expected.trim_end()
-            || stderr.contains("panicked")
-        {
-            failures.push(format!(
-                "case {case}: exit {:?}\n--- got\n{stderr}--- expected\n{expected}",
-                out.status.code()
-            ));
+        let expected = std::fs::read_to_string(dir.join(case).join("expected.txt")).unwrap_or_default();
+        if out.status.code() != Some(2) || stderr.trim_end() != expected.trim_end() || stderr.contains("panicked") {
+            failures
+                .push(format!("case {case}: exit {:?}\n--- got\n{stderr}--- expected\n{expected}", out.status.code()));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -54,9 +43,7 @@ fn corpus_messages_are_pinned() {
 fn all_problems_of_a_file_are_reported_together() {
     // load-above-one has two bad loads; missing-unit two missing units: both lines appear.
     for case in ["load-above-one", "missing-unit"] {
-        let t =
-            std::fs::read_to_string(root().join(format!("tests/bad-inputs/{case}/expected.txt")))
-                .unwrap();
+        let t = std::fs::read_to_string(root().join(format!("tests/bad-inputs/{case}/expected.txt"))).unwrap();
         assert_eq!(t.lines().count(), 2, "{case}");
     }
 }

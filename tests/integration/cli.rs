@@ -5,25 +5,15 @@ use serde_json::Value;
 use std::process::{Command, Output};
 
 fn flowmap(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flowmap"))
-        .current_dir(root())
-        .args(args)
-        .output()
-        .unwrap()
+    Command::new(env!("CARGO_BIN_EXE_flowmap")).current_dir(root()).args(args).output().unwrap()
 }
 
 fn json(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)))
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)))
 }
 
 fn module<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["modules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == name)
-        .unwrap()
+    v["modules"].as_array().unwrap().iter().find(|m| m["name"] == name).unwrap()
 }
 
 const TABLE6: [&str; 6] = [
@@ -40,38 +30,18 @@ fn table6_check_json() {
     // Acceptance: exit 0, verdict sound, T_it 70/70/70/57 ms, particles load 0.28 and viewer
     // 0.39-0.40 (+-0.01): LD x T_exec / T_it = 0.97 x 20 / 70 and 0.97 x 28 / 70.
     let o = flowmap(&TABLE6);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let v = json(&o);
     assert_eq!(v["verdict"], "sound");
-    for (m, tit) in [
-        ("fluid[0]", 70.0),
-        ("fluid[31]", 70.0),
-        ("particles[0]", 70.0),
-        ("viewer[3]", 70.0),
-        ("renderer[2]", 57.0),
-    ] {
-        assert!(
-            (module(&v, m)["tit_ms"].as_f64().unwrap() - tit).abs() < 1e-6,
-            "{m}"
-        );
+    for (m, tit) in
+        [("fluid[0]", 70.0), ("fluid[31]", 70.0), ("particles[0]", 70.0), ("viewer[3]", 70.0), ("renderer[2]", 57.0)]
+    {
+        assert!((module(&v, m)["tit_ms"].as_f64().unwrap() - tit).abs() < 1e-6, "{m}");
     }
     assert!((module(&v, "particles[0]")["load"].as_f64().unwrap() - 0.28).abs() <= 0.01);
     let viewer = module(&v, "viewer[0]")["load"].as_f64().unwrap();
     assert!((0.38..=0.41).contains(&viewer), "{viewer}");
-    for key in [
-        "name",
-        "node",
-        "texec_ms",
-        "tcexec_ms",
-        "tit_ms",
-        "frequency_hz",
-        "load",
-    ] {
+    for key in ["name", "node", "texec_ms", "tcexec_ms", "tit_ms", "frequency_hz", "load"] {
         assert!(module(&v, "fluid[0]").get(key).is_some(), "{key}");
     }
     let link = &v["links"][0];
@@ -122,10 +92,7 @@ fn unknown_parameter_in_set_is_bad_input() {
     let o = flowmap(&args);
     assert_eq!(o.status.code(), Some(2));
     let e = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        e.contains("models/fluid-particle.toml: --set particle: no such parameter"),
-        "{e}"
-    );
+    assert!(e.contains("models/fluid-particle.toml: --set particle: no such parameter"), "{e}");
 }
 
 #[test]

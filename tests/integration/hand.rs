@@ -25,11 +25,8 @@ name = "c"
 texec = "30 ms"
 load = "60 %"
 "#;
-    let r = run(
-        app,
-        &simple_cluster(&[("n1", 2)], "100 MB/s", "0 ms"),
-        "[place]\na = \"n1\"\nb = \"n1\"\nc = \"n1\"\n",
-    );
+    let r =
+        run(app, &simple_cluster(&[("n1", 2)], "100 MB/s", "0 ms"), "[place]\na = \"n1\"\nb = \"n1\"\nc = \"n1\"\n");
     assert_eq!((r.m("c").cpu, r.m("b").cpu, r.m("a").cpu), (0, 1, 1));
     assert_close!(r.ldc("a"), 0.4, 1e-12);
     assert_close!(r.tcexec("a"), 20.0, 1e-9);
@@ -41,18 +38,13 @@ load = "60 %"
     assert_eq!(r.kinds(), vec![Kind::CpuOverload]);
     assert_eq!(r.report.diagnostics[0].subjects[0], "a");
     assert!(
-        r.report.diagnostics[0]
-            .message
-            .contains("runs at 50.000 Hz instead of 100.000 Hz"),
+        r.report.diagnostics[0].message.contains("runs at 50.000 Hz instead of 100.000 Hz"),
         "{}",
         r.report.diagnostics[0].message
     );
     // On a 3-CPU node nobody shares: sound.
-    let r = run(
-        app,
-        &simple_cluster(&[("n1", 3)], "100 MB/s", "0 ms"),
-        "[place]\na = \"n1\"\nb = \"n1\"\nc = \"n1\"\n",
-    );
+    let r =
+        run(app, &simple_cluster(&[("n1", 3)], "100 MB/s", "0 ms"), "[place]\na = \"n1\"\nb = \"n1\"\nc = \"n1\"\n");
     assert!(r.sound());
 }
 
@@ -73,17 +65,11 @@ from = "src"
 to = "dst"
 volume = "1 kB"
 "#;
-    let r = run(
-        app,
-        &simple_cluster(&[("n1", 1), ("n2", 1)], "100 MB/s", "0 ms"),
-        "[place]\nsrc = \"n1\"\ndst = \"n2\"\n",
-    );
+    let r =
+        run(app, &simple_cluster(&[("n1", 1), ("n2", 1)], "100 MB/s", "0 ms"), "[place]\nsrc = \"n1\"\ndst = \"n2\"\n");
     assert_eq!(r.kinds(), vec![Kind::BufferOverflow]);
     assert_eq!(r.report.diagnostics[0].subjects, vec!["dst", "src"]);
-    assert!(
-        r.report.diagnostics[0].message.contains("15 ms")
-            && r.report.diagnostics[0].message.contains("10 ms")
-    );
+    assert!(r.report.diagnostics[0].message.contains("15 ms") && r.report.diagnostics[0].message.contains("10 ms"));
     // eq 4 still gives T_it(dst) = max(10, 15) = 15.
     assert_close!(r.tit("dst"), 15.0, 1e-9);
 }
@@ -120,10 +106,7 @@ volume = "6 MB"
     assert!(d.message.contains("sends 120.000 MB/s"), "{}", d.message);
     assert!(d.message.contains("feed 120.000 MB/s"), "{}", d.message);
     let links = &r.report.prediction.as_ref().unwrap().links;
-    let n2 = links
-        .iter()
-        .find(|l| r.cluster.node(l.node).name == "n2")
-        .unwrap();
+    let n2 = links.iter().find(|l| r.cluster.node(l.node).name == "n2").unwrap();
     assert_close!(n2.recv, 60e6, 1e-3);
 }
 
@@ -152,9 +135,7 @@ volume = "6 MB"
         "[place]\ns = [\"n1\", \"n2\"]\nsink = \"n3\"\n",
     );
     assert_eq!(r.kinds(), vec![Kind::NetworkContention]);
-    assert!(r.report.diagnostics[0]
-        .message
-        .contains("n3 receives 120.000 MB/s"));
+    assert!(r.report.diagnostics[0].message.contains("n3 receives 120.000 MB/s"));
 }
 
 const FILTERS: &str = r#"
@@ -271,26 +252,14 @@ fn gather_twelve_to_one() {
     // The encoder waits for 12 camera iterations: T_it = max(12 x 40, 100) = 480 ms.
     // Traffic gop (n1) -> encoder (n2): 12 MB x 2.0833 Hz = 25 MB/s.
     let cluster = simple_cluster(&[("n1", 1), ("n2", 1)], "100 MB/s", "0 ms");
-    let r = run(
-        GATHER,
-        &cluster,
-        "[place]\ncamera = \"n1\"\ngop = \"n1\"\nencoder = \"n2\"\n",
-    );
+    let r = run(GATHER, &cluster, "[place]\ncamera = \"n1\"\ngop = \"n1\"\nencoder = \"n2\"\n");
     assert_close!(r.freq("gop"), 25.0 / 12.0, 1e-9);
     assert_close!(r.tit("encoder"), 480.0, 1e-9);
-    assert_close!(
-        r.report.prediction.as_ref().unwrap().links[0].send,
-        25e6,
-        1e-3
-    );
+    assert_close!(r.report.prediction.as_ref().unwrap().links[0].send, 25e6, 1e-3);
     assert!(r.sound());
     // An encoder slower than 12 frames (500 ms > 480 ms) overflows.
     let app = parse_set(GATHER, "encoder_ms", 500.0);
-    let r = run(
-        &app,
-        &cluster,
-        "[place]\ncamera = \"n1\"\ngop = \"n1\"\nencoder = \"n2\"\n",
-    );
+    let r = run(&app, &cluster, "[place]\ncamera = \"n1\"\ngop = \"n1\"\nencoder = \"n2\"\n");
     assert_eq!(r.kinds(), vec![Kind::BufferOverflow]);
 }
 
@@ -350,19 +319,10 @@ max_latency = "100 ms"
 fn minimum_frequency_requirement() {
     // 57 ms -> 17.54 Hz < 18 Hz required.
     let app = "[[modules]]\nname = \"r\"\ntexec = \"57 ms\"\nload = 0.97\n[[requirements]]\nmodule = \"r\"\nmin_frequency = \"18 Hz\"\n";
-    let r = run(
-        app,
-        &simple_cluster(&[("n1", 1)], "100 MB/s", "0 ms"),
-        "[place]\nr = \"n1\"\n",
-    );
+    let r = run(app, &simple_cluster(&[("n1", 1)], "100 MB/s", "0 ms"), "[place]\nr = \"n1\"\n");
     assert_eq!(r.kinds(), vec![Kind::Requirement]);
     let ok = app.replace("18 Hz", "17.5 Hz");
-    assert!(run(
-        &ok,
-        &simple_cluster(&[("n1", 1)], "100 MB/s", "0 ms"),
-        "[place]\nr = \"n1\"\n"
-    )
-    .sound());
+    assert!(run(&ok, &simple_cluster(&[("n1", 1)], "100 MB/s", "0 ms"), "[place]\nr = \"n1\"\n").sound());
 }
 
 const MIXED: &str = r#"
@@ -406,10 +366,7 @@ fn mixed_cycle_that_oscillates() {
     match &r.report.prediction.as_ref().unwrap().schedule {
         Schedule::Unstable { modules, period } => {
             assert_eq!(*period, 2);
-            let names: Vec<&str> = modules
-                .iter()
-                .map(|&o| r.app.object(o).name.as_str())
-                .collect();
+            let names: Vec<&str> = modules.iter().map(|&o| r.app.object(o).name.as_str()).collect();
             assert_eq!(names, vec!["p", "c1"]);
         }
         s => panic!("expected an unstable schedule, got {s:?}"),
@@ -428,10 +385,7 @@ fn mixed_cycle_that_converges() {
         &simple_cluster(&[("n1", 1), ("n2", 1)], "100 MB/s", "0 ms"),
         "[place]\np = \"n1\"\nc1 = \"n1\"\nc2 = \"n2\"\n",
     );
-    assert!(matches!(
-        r.report.prediction.as_ref().unwrap().schedule,
-        Schedule::Converged { .. }
-    ));
+    assert!(matches!(r.report.prediction.as_ref().unwrap().schedule, Schedule::Converged { .. }));
     assert_close!(r.tcexec("c1"), 12.5, 1e-9);
     assert_close!(r.tit("c1"), 24.5, 1e-9);
     assert_close!(r.tit("c2"), 24.5, 1e-9);
@@ -445,15 +399,9 @@ fn cycle_communication_term_of_eq5() {
     // c1 (n1) <-> c2 (n2), 2 MB each way on 100 MB/s with L = 1 ms:
     // T_it = 10 + 12 + 2 x (2 MB / 100 MB/s + 1 ms) = 22 + 42 = 64 ms.
     let app = MIXED.replace("volume = \"0 B\"", "volume = \"2 MB\"");
-    let app = app.replace(
-        "[[modules]]\nname = \"p\"\ntexec = \"40 ms\"\nload = 0.5\n",
-        "",
-    );
-    let r = run(
-        &app,
-        &simple_cluster(&[("n1", 1), ("n2", 1)], "100 MB/s", "1 ms"),
-        "[place]\nc1 = \"n1\"\nc2 = \"n2\"\n",
-    );
+    let app = app.replace("[[modules]]\nname = \"p\"\ntexec = \"40 ms\"\nload = 0.5\n", "");
+    let r =
+        run(&app, &simple_cluster(&[("n1", 1), ("n2", 1)], "100 MB/s", "1 ms"), "[place]\nc1 = \"n1\"\nc2 = \"n2\"\n");
     assert_close!(r.tit("c1"), 64.0, 1e-9);
     assert_close!(r.tit("c2"), 64.0, 1e-9);
 }
@@ -464,11 +412,7 @@ fn starved_module_is_a_cpu_overload() {
     // order b, a: b LD_c 0.5, a LD_c 0.5 x 1 = 0.5: nobody starves. With two LD-1 modules:
     // T_I/O both 0, order by declaration: a LD_c 1, b LD_c (1 - 1) x 1 = 0 -> starved.
     let app = "[[modules]]\nname = \"a\"\ntexec = \"10 ms\"\nload = 1.0\n[[modules]]\nname = \"b\"\ntexec = \"10 ms\"\nload = 1.0\n";
-    let r = run(
-        app,
-        &simple_cluster(&[("n1", 1)], "100 MB/s", "0 ms"),
-        "[place]\na = \"n1\"\nb = \"n1\"\n",
-    );
+    let r = run(app, &simple_cluster(&[("n1", 1)], "100 MB/s", "0 ms"), "[place]\na = \"n1\"\nb = \"n1\"\n");
     assert_eq!(r.kinds(), vec![Kind::CpuOverload]);
     assert!(r.tcexec("b").is_infinite());
 }
@@ -504,15 +448,8 @@ fn placement_constraints_and_routes() {
     assert!(run(app, cluster, "[place]\na = \"n1\"\nb = \"n2\"\n").sound());
     // a outside its allowed nodes, b off its pin, and n3 shares no network with n2... a on n3:
     let r = run(app, cluster, "[place]\na = \"n3\"\nb = \"n1\"\n");
-    assert_eq!(
-        r.kinds(),
-        vec![Kind::Placement, Kind::Placement, Kind::Placement]
-    );
+    assert_eq!(r.kinds(), vec![Kind::Placement, Kind::Placement, Kind::Placement]);
     // a route on a network an endpoint is not on
-    let r = run(
-        app,
-        cluster,
-        "[place]\na = \"n1\"\nb = \"n2\"\n[[route]]\nconnection = \"a->b\"\nnetwork = \"y\"\n",
-    );
+    let r = run(app, cluster, "[place]\na = \"n1\"\nb = \"n2\"\n[[route]]\nconnection = \"a->b\"\nnetwork = \"y\"\n");
     assert_eq!(r.kinds(), vec![Kind::Placement, Kind::Placement]);
 }

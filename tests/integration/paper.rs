@@ -21,7 +21,9 @@ load = 0.5
 fn two_modules(kind: &str, from: &str, to: &str) -> Run {
     let app = format!("{TWO}[[connections]]\nfrom = \"{from}\"\nto = \"{to}\"\nkind = \"{kind}\"\nvolume = \"1 kB\"\n");
     // Nodes 1 and 2 share gige and myrinet: the route must be named.
-    let mapping = format!("[place]\nm1 = \"node01\"\nm2 = \"node02\"\n[[route]]\nconnection = \"{from}->{to}\"\nnetwork = \"gige\"\n");
+    let mapping = format!(
+        "[place]\nm1 = \"node01\"\nm2 = \"node02\"\n[[route]]\nconnection = \"{from}->{to}\"\nnetwork = \"gige\"\n"
+    );
     run(&app, &lifo(), &mapping)
 }
 
@@ -58,12 +60,8 @@ fn table2_inverted_predicts_buffer_overflow() {
 fn table3_cycle_on_three_nodes() {
     // Table III: 37 + 26 + 21 + 3 x (5 MB / 100 MB/s = 50 ms) = 234 ms (eq 5); the bundled
     // cluster's assumed 0.05 ms gigabit latency adds 3 x 0.05 = 0.15 ms, below the paper's rounding.
-    let r = run_files(
-        "models/sync-cycle.toml",
-        "clusters/lifo-2007.toml",
-        "models/mappings/sync-cycle-3nodes.toml",
-        &[],
-    );
+    let r =
+        run_files("models/sync-cycle.toml", "clusters/lifo-2007.toml", "models/mappings/sync-cycle-3nodes.toml", &[]);
     for m in ["m1", "m2", "m3"] {
         assert_close!(r.tit(m), 234.15, 1e-9);
         assert_eq!(r.tit(m).round(), 234.0);
@@ -75,12 +73,8 @@ fn table3_cycle_on_three_nodes() {
 fn table4_cycle_on_one_node_does_not_compete() {
     // Table IV: 37 + 26 + 21 = 84 ms; the members of one synchronous cycle never run at the
     // same time, so each keeps T_cexec = T_exec (treating them as concurrent would give ~121 ms).
-    let r = run_files(
-        "models/sync-cycle.toml",
-        "clusters/lifo-2007.toml",
-        "models/mappings/sync-cycle-1node.toml",
-        &[],
-    );
+    let r =
+        run_files("models/sync-cycle.toml", "clusters/lifo-2007.toml", "models/mappings/sync-cycle-1node.toml", &[]);
     for (m, texec) in [("m1", 37.0), ("m2", 26.0), ("m3", 21.0)] {
         assert_close!(r.tit(m), 84.0, 1e-9);
         assert_close!(r.tcexec(m), texec, 1e-9);
@@ -108,11 +102,7 @@ name = "m4"
 texec = "51 ms"
 load = 0.58
 "#;
-    let r = run(
-        app,
-        &lifo(),
-        "[place]\nm1 = \"node01\"\nm2 = \"node01\"\nm3 = \"node01\"\nm4 = \"node01\"\n",
-    );
+    let r = run(app, &lifo(), "[place]\nm1 = \"node01\"\nm2 = \"node01\"\nm3 = \"node01\"\nm4 = \"node01\"\n");
     // eq 6: T_I/O = T_exec (1 - LD): m1 0, m2 11.2, m3 5, m4 21.42 -> order m4, m2, m3, m1.
     for (m, tio) in [("m1", 0.0), ("m2", 11.2), ("m3", 5.0), ("m4", 21.42)] {
         assert_close!(r.m(m).tio * 1e3, tio, 1e-9);
@@ -143,13 +133,8 @@ load = 0.58
     // Unsynchronised modules: T_it = T_cexec (eq 3).
     assert_close!(r.tit("m1"), 20.0 / 0.42, 1e-9);
     // m1 and m3 run slower than alone (47.6 > 20 ms, 14.3 > 10 ms): cpu-overload for both.
-    let slowed: Vec<&str> = r
-        .report
-        .diagnostics
-        .iter()
-        .filter(|d| d.kind == Kind::CpuOverload)
-        .map(|d| d.subjects[0].as_str())
-        .collect();
+    let slowed: Vec<&str> =
+        r.report.diagnostics.iter().filter(|d| d.kind == Kind::CpuOverload).map(|d| d.subjects[0].as_str()).collect();
     assert_eq!(slowed, vec!["m1", "m3"]);
 }
 
@@ -176,26 +161,12 @@ fn table6_fluid_particle() {
         // Table VI's LD_c is the load over an iteration, LD x T_exec / T_it:
         //   particles 0.97 x 20 / 70 = 0.2771 (printed 0.28); viewer 0.97 x 28 / 70 = 0.388
         //   (printed 0.40, within the paper's rounding of LD); fluid and renderer 0.97.
-        assert_close!(
-            r.m(&format!("particles[{i}]")).iteration_load(),
-            0.97 * 20.0 / 70.0,
-            1e-12
-        );
-        assert_eq!(
-            (r.m(&format!("particles[{i}]")).iteration_load() * 100.0).round(),
-            28.0
-        );
-        assert_close!(
-            r.m(&format!("viewer[{i}]")).iteration_load(),
-            0.97 * 28.0 / 70.0,
-            1e-12
-        );
+        assert_close!(r.m(&format!("particles[{i}]")).iteration_load(), 0.97 * 20.0 / 70.0, 1e-12);
+        assert_eq!((r.m(&format!("particles[{i}]")).iteration_load() * 100.0).round(), 28.0);
+        assert_close!(r.m(&format!("viewer[{i}]")).iteration_load(), 0.97 * 28.0 / 70.0, 1e-12);
         assert_close!(r.m(&format!("renderer[{i}]")).iteration_load(), 0.97, 1e-12);
         // particles and viewer share a dual node and each get a CPU (eq 8 order: particles first).
-        assert_ne!(
-            r.m(&format!("particles[{i}]")).cpu,
-            r.m(&format!("viewer[{i}]")).cpu
-        );
+        assert_ne!(r.m(&format!("particles[{i}]")).cpu, r.m(&format!("viewer[{i}]")).cpu);
     }
 }
 
@@ -238,15 +209,16 @@ to = "renderer"
 kind = "greedy"
 volume = "1.92 MB"
 "#;
-    let r = run(app, &lifo(), "[place]\nfluid = \"node11\"\nparticles = \"node05\"\nviewer = \"node05\"\nrenderer = \"node05\"\n");
+    let r = run(
+        app,
+        &lifo(),
+        "[place]\nfluid = \"node11\"\nparticles = \"node05\"\nviewer = \"node05\"\nrenderer = \"node05\"\n",
+    );
     assert_close!(r.ldc("renderer"), 0.03 * 0.97, 1e-12);
     assert_close!(r.tcexec("renderer"), 1900.0, 1e-6);
     assert_close!(r.tcexec("particles"), 20.0, 1e-9);
     assert_close!(r.tcexec("viewer"), 28.0, 1e-9);
-    assert!(matches!(
-        r.report.prediction.as_ref().unwrap().schedule,
-        flowmap::perf::Schedule::Converged { .. }
-    ));
+    assert!(matches!(r.report.prediction.as_ref().unwrap().schedule, flowmap::perf::Schedule::Converged { .. }));
     // The paper: "this mapping does not offer an interactive visualization".
     assert_eq!(r.kinds(), vec![Kind::CpuOverload]);
     assert_eq!(r.report.diagnostics[0].subjects[0], "renderer");

@@ -34,11 +34,7 @@ fn sources() -> (String, String, String) {
     let b = root().join("tests/bad-inputs/base");
     let fp = std::fs::read_to_string(root().join("models/fluid-particle.toml")).unwrap();
     let _ = b;
-    (
-        fp,
-        lifo(),
-        std::fs::read_to_string(root().join("models/mappings/fluid-particle-table6.toml")).unwrap(),
-    )
+    (fp, lifo(), std::fs::read_to_string(root().join("models/mappings/fluid-particle-table6.toml")).unwrap())
 }
 
 proptest! {

@@ -14,10 +14,7 @@ use std::process::Command;
 
 fn load(app: &str, cluster: &str) -> (Application, Cluster) {
     let r = root();
-    (
-        parse::load_application(&r.join(app), &[]).unwrap(),
-        parse::load_cluster(&r.join(cluster)).unwrap(),
-    )
+    (parse::load_application(&r.join(app), &[]).unwrap(), parse::load_cluster(&r.join(cluster)).unwrap())
 }
 
 fn sound(app: &Application, cluster: &Cluster, m: &Mapping) -> bool {
@@ -49,10 +46,7 @@ fn single_gigabit_link_per_node_has_no_mapping() {
     // before the renderer (1.71 ms) in its order, so with two viewers there the renderer finds
     // no idle CPU (cpu-overload); so at most one viewer sits with each renderer, and each renderer
     // receives >= 3 x 160000 / 4 x 64 B x (1 / 70 ms) = 109.7 MB/s > 100 MB/s on its only link.
-    let (app, cluster) = load(
-        "models/fluid-particle.toml",
-        "clusters/lifo-2007-single-gige.toml",
-    );
+    let (app, cluster) = load("models/fluid-particle.toml", "clusters/lifo-2007-single-gige.toml");
     let o = solve::solve(&app, &cluster, None, &SolveOptions::default());
     assert_eq!(o.status, Status::Infeasible);
     assert!(3.0 * 160000.0 / 4.0 * 64.0 / 0.070 > 100e6);
@@ -73,31 +67,13 @@ fn fix_returns_the_table6_mapping_as_valid() {
 fn fix_agrees_with_check_on_every_mapping_in_the_corpus() {
     // Every bundled mapping, plus each with --set particles=1000000 (unsound: overflow).
     let cases = [
-        (
-            "models/fluid-particle.toml",
-            "clusters/lifo-2007.toml",
-            "models/mappings/fluid-particle-table6.toml",
-        ),
-        (
-            "models/sync-cycle.toml",
-            "clusters/lifo-2007.toml",
-            "models/mappings/sync-cycle-3nodes.toml",
-        ),
-        (
-            "models/sync-cycle.toml",
-            "clusters/lifo-2007.toml",
-            "models/mappings/sync-cycle-1node.toml",
-        ),
+        ("models/fluid-particle.toml", "clusters/lifo-2007.toml", "models/mappings/fluid-particle-table6.toml"),
+        ("models/sync-cycle.toml", "clusters/lifo-2007.toml", "models/mappings/sync-cycle-3nodes.toml"),
+        ("models/sync-cycle.toml", "clusters/lifo-2007.toml", "models/mappings/sync-cycle-1node.toml"),
     ];
     let mut seen = 0;
     for (a, c, m) in cases {
-        for set in [
-            vec![],
-            vec![parse::Override {
-                name: "particles".into(),
-                value: 1e6,
-            }],
-        ] {
+        for set in [vec![], vec![parse::Override { name: "particles".into(), value: 1e6 }]] {
             let r = root();
             let Ok(app) = parse::load_application(&r.join(a), &set) else {
                 continue;
@@ -107,17 +83,9 @@ fn fix_agrees_with_check_on_every_mapping_in_the_corpus() {
             let fix = parse::load_partial_mapping(&r.join(m), &app, &cluster).unwrap();
             let checked = verify::check(&app, &cluster, &mapping, &perf::Options::default());
             let solved = solve::solve(&app, &cluster, Some(&fix), &SolveOptions::default());
-            let want = if checked.verdict == Verdict::Sound {
-                Status::Feasible
-            } else {
-                Status::Infeasible
-            };
+            let want = if checked.verdict == Verdict::Sound { Status::Feasible } else { Status::Infeasible };
             assert_eq!(solved.status, want, "{m} {set:?}");
-            assert_eq!(
-                solved.report.unwrap().diagnostics,
-                checked.diagnostics,
-                "{m}"
-            );
+            assert_eq!(solved.report.unwrap().diagnostics, checked.diagnostics, "{m}");
             seen += 1;
         }
     }
@@ -144,24 +112,12 @@ fn partial_fix_is_completed_around_the_fixed_part() {
 #[test]
 fn same_seed_same_mapping_and_seeds_all_verified() {
     let (app, cluster) = load("models/fluid-particle.toml", "clusters/lifo-2007.toml");
-    let opts = |seed| SolveOptions {
-        build: BuildOptions {
-            seed,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let a = solve::solve(&app, &cluster, None, &opts(7))
-        .mapping
-        .unwrap();
-    let b = solve::solve(&app, &cluster, None, &opts(7))
-        .mapping
-        .unwrap();
+    let opts = |seed| SolveOptions { build: BuildOptions { seed, ..Default::default() }, ..Default::default() };
+    let a = solve::solve(&app, &cluster, None, &opts(7)).mapping.unwrap();
+    let b = solve::solve(&app, &cluster, None, &opts(7)).mapping.unwrap();
     assert_eq!(a, b);
     for seed in 1..4 {
-        let m = solve::solve(&app, &cluster, None, &opts(seed))
-            .mapping
-            .unwrap();
+        let m = solve::solve(&app, &cluster, None, &opts(seed)).mapping.unwrap();
         assert!(sound(&app, &cluster, &m));
     }
 }
@@ -172,13 +128,7 @@ fn cli_solve_round_trips_through_check() {
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("found.toml");
     let bin = env!("CARGO_BIN_EXE_flowmap");
-    let run = |args: &[&str]| {
-        Command::new(bin)
-            .current_dir(root())
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| Command::new(bin).current_dir(root()).args(args).output().unwrap();
     let s1 = run(&[
         "solve",
         "models/fluid-particle.toml",
@@ -188,12 +138,7 @@ fn cli_solve_round_trips_through_check() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert_eq!(
-        s1.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&s1.stderr)
-    );
+    assert_eq!(s1.status.code(), Some(0), "{}", String::from_utf8_lossy(&s1.stderr));
     let v: serde_json::Value = serde_json::from_slice(&s1.stdout).unwrap();
     assert_eq!(v["status"], "feasible");
     assert_eq!(v["check"]["verdict"], "sound");
@@ -207,46 +152,23 @@ fn cli_solve_round_trips_through_check() {
         "--format",
         "json",
     ]);
-    assert_eq!(
-        c.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&c.stderr)
-    );
+    assert_eq!(c.status.code(), Some(0), "{}", String::from_utf8_lossy(&c.stderr));
     let cv: serde_json::Value = serde_json::from_slice(&c.stdout).unwrap();
     assert_eq!(cv["modules"], v["check"]["modules"]);
     // Same input, same seed: same bytes (but the timing).
-    let s2 = run(&[
-        "solve",
-        "models/fluid-particle.toml",
-        "clusters/lifo-2007.toml",
-        "--format",
-        "json",
-    ]);
+    let s2 = run(&["solve", "models/fluid-particle.toml", "clusters/lifo-2007.toml", "--format", "json"]);
     let mut v2: serde_json::Value = serde_json::from_slice(&s2.stdout).unwrap();
     let mut v1 = v.clone();
     v1["stats"]["time_s"] = 0.into();
     v2["stats"]["time_s"] = 0.into();
     assert_eq!(v1, v2);
     // Proven infeasible: exit 1. DOT: a graph.
-    let i = run(&[
-        "solve",
-        "models/fluid-particle.toml",
-        "clusters/lifo-2007-single-gige.toml",
-    ]);
+    let i = run(&["solve", "models/fluid-particle.toml", "clusters/lifo-2007-single-gige.toml"]);
     assert_eq!(i.status.code(), Some(1));
-    let d = run(&[
-        "solve",
-        "models/fluid-particle.toml",
-        "clusters/lifo-2007.toml",
-        "--format",
-        "dot",
-    ]);
+    let d = run(&["solve", "models/fluid-particle.toml", "clusters/lifo-2007.toml", "--format", "dot"]);
     let dot = String::from_utf8_lossy(&d.stdout);
     assert!(
-        dot.starts_with("digraph mapping {")
-            && dot.contains("cluster_node01")
-            && dot.contains("label=\"myrinet\"")
+        dot.starts_with("digraph mapping {") && dot.contains("cluster_node01") && dot.contains("label=\"myrinet\"")
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -265,12 +187,7 @@ fn tiny() -> impl Strategy<Value = Tiny> {
         prop::sample::select(vec![0.3f64, 0.5, 0.8, 1.0]),
         any::<bool>(),
     );
-    let conn = (
-        0usize..4,
-        0usize..4,
-        any::<bool>(),
-        prop::sample::select(vec![0u32, 1, 3, 6]),
-    );
+    let conn = (0usize..4, 0usize..4, any::<bool>(), prop::sample::select(vec![0u32, 1, 3, 6]));
     let node = (1u32..3, 1u32..4, any::<bool>());
     (
         prop::collection::vec(module, 2..5),
@@ -329,10 +246,7 @@ fn brute_force(app: &Application, cluster: &Cluster) -> BTreeSet<(Vec<u32>, Vec<
             .map(|_| {
                 let n = c % nodes;
                 c /= nodes;
-                Placement {
-                    node: NodeId(n as u32),
-                    cpu: None,
-                }
+                Placement { node: NodeId(n as u32), cpu: None }
             })
             .collect();
         // Route choices per non-local edge.
@@ -344,11 +258,7 @@ fn brute_force(app: &Application, cluster: &Cluster) -> BTreeSet<(Vec<u32>, Vec<
                 if a == b {
                     vec![Route::Local]
                 } else {
-                    cluster
-                        .shared_networks(a, b)
-                        .into_iter()
-                        .map(Route::Net)
-                        .collect()
+                    cluster.shared_networks(a, b).into_iter().map(Route::Net).collect()
                 }
             })
             .collect();
@@ -366,10 +276,7 @@ fn brute_force(app: &Application, cluster: &Cluster) -> BTreeSet<(Vec<u32>, Vec<
                     x
                 })
                 .collect();
-            let m = Mapping {
-                placement: placement.clone(),
-                routes,
-            };
+            let m = Mapping { placement: placement.clone(), routes };
             if sound(app, cluster, &m) {
                 out.insert(mapping_key(&m));
             }
@@ -381,11 +288,7 @@ fn brute_force(app: &Application, cluster: &Cluster) -> BTreeSet<(Vec<u32>, Vec<
 fn exact_opts(symmetry: bool) -> SolveOptions {
     // A time limit turns a runaway search into a failure instead of a hang.
     SolveOptions {
-        build: BuildOptions {
-            symmetry,
-            filter_locality: false,
-            seed: 1,
-        },
+        build: BuildOptions { symmetry, filter_locality: false, seed: 1 },
         time_limit: Some(std::time::Duration::from_secs(60)),
         ..Default::default()
     }
@@ -423,18 +326,10 @@ fn routes_are_part_of_the_answer() {
     let cluster = parse::cluster_from_str("[[networks]]\nname = \"A\"\nbandwidth = \"50 MB/s\"\nlatency = \"0 ms\"\n[[networks]]\nname = \"B\"\nbandwidth = \"200 MB/s\"\nlatency = \"0 ms\"\n[[nodes]]\nnames = \"n0..n1\"\ncpus = 1\nprocessor = \"p\"\nnetworks = [\"A\", \"B\"]\n", "cluster").unwrap();
     let (found, _) = solve::enumerate_sound(&app, &cluster, &exact_opts(false), 100).unwrap();
     let got: BTreeSet<_> = found.iter().map(mapping_key).collect();
-    let want: BTreeSet<_> = [(vec![0, 1], vec![Some(1)]), (vec![1, 0], vec![Some(1)])]
-        .into_iter()
-        .collect();
+    let want: BTreeSet<_> = [(vec![0, 1], vec![Some(1)]), (vec![1, 0], vec![Some(1)])].into_iter().collect();
     assert_eq!(got, want);
     assert_eq!(brute_force(&app, &cluster), want);
-    let _ = (
-        NetworkId(0),
-        PartialMapping {
-            placement: vec![],
-            network: vec![],
-        },
-    );
+    let _ = (NetworkId(0), PartialMapping { placement: vec![], network: vec![] });
 }
 
 /// The generator must produce what the property test is for: empty and non-empty answer sets,
@@ -449,8 +344,7 @@ fn random_instances_exercise_rejections_and_nogoods() {
         let t = tiny().new_tree(&mut runner).unwrap().current();
         let app = parse::application_from_str(&t.app, "app.toml", &[]).unwrap();
         let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
-        let (found, stats) =
-            solve::enumerate_sound(&app, &cluster, &exact_opts(false), 100_000).unwrap();
+        let (found, stats) = solve::enumerate_sound(&app, &cluster, &exact_opts(false), 100_000).unwrap();
         if found.is_empty() {
             empty += 1
         } else {

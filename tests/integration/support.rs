@@ -20,16 +20,8 @@ pub struct Run {
 
 impl Run {
     pub fn m(&self, name: &str) -> &ModulePerf {
-        let o = self
-            .app
-            .find_object(name)
-            .unwrap_or_else(|| panic!("no object {name}"));
-        self.report
-            .prediction
-            .as_ref()
-            .expect("prediction")
-            .module(o)
-            .expect("module")
+        let o = self.app.find_object(name).unwrap_or_else(|| panic!("no object {name}"));
+        self.report.prediction.as_ref().expect("prediction").module(o).expect("module")
     }
     /// T_it in ms.
     pub fn tit(&self, name: &str) -> f64 {
@@ -46,12 +38,7 @@ impl Run {
         self.report.prediction.as_ref().unwrap().frequency[o.index()]
     }
     pub fn kinds(&self) -> Vec<Kind> {
-        self.report
-            .diagnostics
-            .iter()
-            .filter(|d| d.kind.is_error())
-            .map(|d| d.kind)
-            .collect()
+        self.report.diagnostics.iter().filter(|d| d.kind.is_error()).map(|d| d.kind).collect()
     }
     pub fn sound(&self) -> bool {
         self.report.verdict == verify::Verdict::Sound
@@ -60,33 +47,21 @@ impl Run {
 
 pub fn run(app: &str, cluster: &str, mapping: &str) -> Run {
     let app = parse::application_from_str(app, "app.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-    let cluster =
-        parse::cluster_from_str(cluster, "cluster.toml").unwrap_or_else(|e| panic!("{e}"));
+    let cluster = parse::cluster_from_str(cluster, "cluster.toml").unwrap_or_else(|e| panic!("{e}"));
     let mapping = parse::mapping_from_str(mapping, "mapping.toml", &app, &cluster)
         .and_then(|p| p.complete(&app, &cluster, "mapping.toml"))
         .unwrap_or_else(|e| panic!("{e}"));
     let report = verify::check(&app, &cluster, &mapping, &Options::default());
-    Run {
-        app,
-        cluster,
-        mapping,
-        report,
-    }
+    Run { app, cluster, mapping, report }
 }
 
 pub fn run_files(app: &str, cluster: &str, mapping: &str, set: &[parse::Override]) -> Run {
     let r = root();
     let app = parse::load_application(&r.join(app), set).unwrap_or_else(|e| panic!("{e}"));
     let cluster = parse::load_cluster(&r.join(cluster)).unwrap_or_else(|e| panic!("{e}"));
-    let mapping =
-        parse::load_mapping(&r.join(mapping), &app, &cluster).unwrap_or_else(|e| panic!("{e}"));
+    let mapping = parse::load_mapping(&r.join(mapping), &app, &cluster).unwrap_or_else(|e| panic!("{e}"));
     let report = verify::check(&app, &cluster, &mapping, &Options::default());
-    Run {
-        app,
-        cluster,
-        mapping,
-        report,
-    }
+    Run { app, cluster, mapping, report }
 }
 
 /// The bundled cluster's text (self-contained, no `extends`).
@@ -98,22 +73,17 @@ pub fn lifo() -> String {
 macro_rules! assert_close {
     ($a:expr, $b:expr, $tol:expr) => {{
         let (a, b): (f64, f64) = ($a, $b);
-        assert!(
-            (a - b).abs() <= $tol,
-            "{} = {a}, expected {b} (+-{})",
-            stringify!($a),
-            $tol
-        );
+        assert!((a - b).abs() <= $tol, "{} = {a}, expected {b} (+-{})", stringify!($a), $tol);
     }};
 }
 
 /// A cluster of plain nodes on one network, for hand calculations.
 pub fn simple_cluster(nodes: &[(&str, u32)], bandwidth: &str, latency: &str) -> String {
-    let mut s = format!("name = \"test\"\n[[networks]]\nname = \"net\"\nbandwidth = \"{bandwidth}\"\nlatency = \"{latency}\"\n");
+    let mut s = format!(
+        "name = \"test\"\n[[networks]]\nname = \"net\"\nbandwidth = \"{bandwidth}\"\nlatency = \"{latency}\"\n"
+    );
     for (n, c) in nodes {
-        s += &format!(
-            "[[nodes]]\nnames = \"{n}\"\ncpus = {c}\nprocessor = \"x\"\nnetworks = [\"net\"]\n"
-        );
+        s += &format!("[[nodes]]\nnames = \"{n}\"\ncpus = {c}\nprocessor = \"x\"\nnetworks = [\"net\"]\n");
     }
     s
 }

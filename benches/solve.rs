@@ -1,0 +1,33 @@
+//! `solve` on FluidParticle: the bundled cluster (feasible) and its single-gigabit what-if
+//! (proven infeasible). Each answer is verified before timing.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use flowmap::solve::{self, SolveOptions, Status};
+use flowmap::{parse, perf, verify};
+use std::hint::black_box;
+use std::path::Path;
+
+fn bench_solve(c: &mut Criterion) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let app = parse::load_application(&root.join("models/fluid-particle.toml"), &[]).expect("app");
+    let base = parse::load_cluster(&root.join("clusters/lifo-2007.toml")).expect("cluster");
+    let single = parse::load_cluster(&root.join("clusters/lifo-2007-single-gige.toml")).expect("cluster");
+    let opts = SolveOptions::default();
+
+    let o = solve::solve(&app, &base, None, &opts);
+    assert_eq!(o.status, Status::Feasible);
+    let r = verify::check(&app, &base, o.mapping.as_ref().unwrap(), &perf::Options::default());
+    assert_eq!(r.verdict, verify::Verdict::Sound);
+    assert_eq!(solve::solve(&app, &single, None, &opts).status, Status::Infeasible);
+
+    let mut g = c.benchmark_group("solve");
+    g.sample_size(20);
+    g.bench_function("fluid-particle feasible", |b| b.iter(|| solve::solve(black_box(&app), black_box(&base), None, &opts)));
+    g.bench_function("fluid-particle single-gige infeasible", |b| {
+        b.iter(|| solve::solve(black_box(&app), black_box(&single), None, &opts))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench_solve);
+criterion_main!(benches);
