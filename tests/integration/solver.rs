@@ -170,6 +170,12 @@ fn cli_solve_round_trips_through_check() {
     assert!(
         dot.starts_with("digraph mapping {") && dot.contains("cluster_node01") && dot.contains("label=\"myrinet\"")
     );
+    // No time at all: no answer, exit 3, status unknown.
+    let u = run(&["solve", "models/fluid-particle.toml", "clusters/lifo-2007.toml", "--time-limit", "0", "--format", "json"]);
+    assert_eq!(u.status.code(), Some(3));
+    let uv: serde_json::Value = serde_json::from_slice(&u.stdout).unwrap();
+    assert_eq!(uv["status"], "unknown");
+    assert!(uv["mapping"].is_null());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
