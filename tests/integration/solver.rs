@@ -42,14 +42,14 @@ fn fluid_particle_has_a_verified_mapping() {
 
 #[test]
 fn single_gigabit_link_per_node_has_no_mapping() {
-    // CP paper, Section 4.2. By hand: a renderer node has 2 CPUs; viewers (T_I/O 42.84 ms) come
-    // before the renderer (1.71 ms) in its order, so with two viewers there the renderer finds
-    // no idle CPU (cpu-overload); so at most one viewer sits with each renderer, and each renderer
-    // receives >= 3 x 160000 / 4 x 64 B x (1 / 70 ms) = 109.7 MB/s > 100 MB/s on its only link.
+    // CP paper, Section 4.2. By hand: renderer[0] is pinned to node01 with the joypad; any viewer
+    // there would come first in the node's order (T_I/O 42.84 ms) and leave the joypad no idle
+    // CPU (cpu-overload), so all 4 viewers send to it remotely: 4 x 160000 / 4 x 80 B x (1 / 70 ms)
+    // = 182.9 MB/s > 100 MB/s on node01's only link.
     let (app, cluster) = load("models/fluid-particle.toml", "clusters/lifo-2007-single-gige.toml");
     let o = solve::solve(&app, &cluster, None, &SolveOptions::default());
     assert_eq!(o.status, Status::Infeasible);
-    assert!(3.0 * 160000.0 / 4.0 * 64.0 / 0.070 > 100e6);
+    assert!(4.0 * 160000.0 / 4.0 * 80.0 / 0.070 > 100e6);
 }
 
 #[test]
