@@ -6,7 +6,10 @@ use flowmap::csp::BuildOptions;
 use flowmap::error::InputErrors;
 use flowmap::model::{Application, Cluster};
 use flowmap::parse::{self, Override};
-use flowmap::solve::{self, SolveOptions, Status};
+use flowmap::solve::{self, Objective, Progress, SolveOptions, Status};
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use flowmap::{perf, report, verify};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -28,6 +31,12 @@ enum Format {
     Text,
     Json,
     Dot,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum MinimizeArg {
+    /// The number of nodes used.
+    Nodes,
 }
 
 #[derive(Subcommand)]
@@ -69,6 +78,36 @@ enum Cmd {
         /// Let filters sit on nodes other than their sources' and destinations'.
         #[arg(long)]
         no_filter_locality: bool,
+        /// Find a mapping that minimises this and prove it optimal (or report best and bound).
+        #[arg(long, value_enum)]
+        minimize: Option<MinimizeArg>,
+    },
+    /// The largest parameter value, or the highest module frequency, with a sound mapping
+    /// (exit 0 found, 1 no value in range has one, 2 bad input, 3 inconclusive).
+    Limit {
+        app: PathBuf,
+        cluster: PathBuf,
+        /// A parameter of the application to push up (e.g. particles).
+        #[arg(long, value_name = "NAME", conflicts_with = "frequency", required_unless_present = "frequency")]
+        param: Option<String>,
+        /// A module whose frequency to push up.
+        #[arg(long, value_name = "MODULE")]
+        frequency: Option<String>,
+        /// Values to search, LO..HI (default: from the parameter's value, doubling until none fits).
+        #[arg(long, value_name = "LO..HI")]
+        range: Option<String>,
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<Override>,
+        /// Probes solved in parallel (default: all cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Time limit for each probe, seconds.
+        #[arg(long, value_name = "SECONDS")]
+        time_limit: Option<f64>,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
     },
 }
 
@@ -81,6 +120,105 @@ fn load(app: &Path, cluster: &Path, set: &[Override]) -> Result<(Application, Cl
             all.extend(c.err().map(|e| e.0).unwrap_or_default());
             Err(InputErrors(all))
         }
+    }
+}
+
+/// A flag raised by Ctrl-C: searches stop and report the best answer so far.
+fn stop_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = flag.clone();
+    let _ = ctrlc::set_handler(move || f.store(true, Ordering::Relaxed));
+    flag
+}
+
+/// A spinner on stderr with elapsed time, best and bound, only when stderr is a terminal.
+fn progress_display() -> Option<Arc<dyn Fn(&Progress) + Send + Sync>> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new_spinner();
+    Some(Arc::new(move |p: &Progress| {
+        let best = p.best.map(|b| b.to_string()).unwrap_or_else(|| "-".into());
+        let bound = p.bound.map(|b| b.to_string()).unwrap_or_else(|| "-".into());
+        bar.set_message(format!("{:.1} s  best {best}  bound {bound}  rejected {}", p.elapsed_s, p.rejected));
+        bar.tick();
+    }))
+}
+
+fn usage(msg: String) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(2)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn limit_cmd(
+    app_path: &Path,
+    cluster_path: &Path,
+    param: Option<String>,
+    frequency: Option<String>,
+    range: Option<String>,
+    set: Vec<Override>,
+    jobs: Option<usize>,
+    time_limit: Option<f64>,
+    seed: u64,
+    format: Format,
+) -> ExitCode {
+    let (app, cluster) = match load(app_path, cluster_path, &set) {
+        Ok(x) => x,
+        Err(e) => return bad_input(e),
+    };
+    let opts = SolveOptions {
+        time_limit: time_limit.filter(|t| t.is_finite() && *t >= 0.0).map(Duration::from_secs_f64),
+        build: BuildOptions { seed, ..Default::default() },
+        stop: Some(stop_flag()),
+        ..Default::default()
+    };
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1);
+    let (target, outcome) = if let Some(name) = &param {
+        let Some(&default) = app.parameters.get(name) else {
+            return usage(format!("{}: --param {name}: no such parameter", app_path.display()));
+        };
+        let (lo, hi) = match range.as_deref().map(|r| r.split_once("..")) {
+            None => (default, None),
+            Some(Some((a, b))) => match (a.trim().parse::<f64>(), b.trim().parse::<f64>()) {
+                (Ok(a), Ok(b)) if a <= b => (a, Some(b)),
+                _ => return usage(format!("--range: expected LO..HI with numbers LO <= HI, got {}", range.unwrap_or_default())),
+            },
+            Some(None) => return usage("--range: expected LO..HI".into()),
+        };
+        let integer = default.fract() == 0.0 && lo.fract() == 0.0 && hi.is_none_or(|h| h.fract() == 0.0);
+        let src = match std::fs::read_to_string(app_path) {
+            Ok(s) => s,
+            Err(e) => return usage(format!("{}: {e}", app_path.display())),
+        };
+        let file = app_path.display().to_string();
+        let make = move |v: f64| -> Result<flowmap::model::Application, String> {
+            let mut o = set.clone();
+            o.retain(|x| &x.name != name);
+            o.push(Override { name: name.clone(), value: v });
+            parse::application_from_str(&src, &file, &o).map_err(|e| e.to_string())
+        };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().expect("thread pool");
+        match pool.install(|| solve::limit::param_limit(&make, &cluster, lo, hi, integer, jobs, &opts)) {
+            Ok(o) => (report::Target::Param(name), o),
+            Err(e) => return usage(e),
+        }
+    } else {
+        let m = frequency.as_deref().unwrap_or_default();
+        let Some(g) = app.find_group(m).filter(|&g| app.group(g).is_module) else {
+            return usage(format!("{}: --frequency {m}: no such module", app_path.display()));
+        };
+        (report::Target::Frequency(g), solve::limit::frequency_limit(&app, &cluster, g, &opts, 1000))
+    };
+    match format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&report::limit_json(&app, &cluster, &target, &outcome)).expect("json")),
+        _ => print!("{}", report::limit_text(&app, &cluster, &target, &outcome)),
+    }
+    use solve::limit::LimitStatus as L;
+    match outcome.status {
+        L::Exact | L::AboveRange => ExitCode::SUCCESS,
+        L::NoneFeasible => ExitCode::from(1),
+        L::Unknown | L::NonMonotone => ExitCode::from(3),
     }
 }
 
@@ -122,7 +260,7 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         }
-        Cmd::Solve { app, cluster, set, fix, time_limit, seed, out, format, no_symmetry, no_filter_locality } => {
+        Cmd::Solve { app, cluster, set, fix, time_limit, seed, out, format, no_symmetry, no_filter_locality, minimize } => {
             let (app, cluster) = match load(&app, &cluster, &set) {
                 Ok(x) => x,
                 Err(e) => return bad_input(e),
@@ -141,6 +279,9 @@ fn main() -> ExitCode {
                 time_limit: time_limit.map(Duration::from_secs_f64),
                 build: BuildOptions { symmetry: !no_symmetry, filter_locality: !no_filter_locality, seed },
                 perf: perf::Options::default(),
+                minimize: minimize.map(|MinimizeArg::Nodes| Objective::Nodes),
+                stop: Some(stop_flag()),
+                progress: progress_display(),
             };
             let outcome = solve::solve(&app, &cluster, fix.as_ref(), &opts);
             match format {
@@ -154,17 +295,20 @@ fn main() -> ExitCode {
                     None => eprintln!("no mapping to draw: {}", outcome.status.name()),
                 },
             }
-            if let (Some(path), Some(m), Status::Feasible) = (&out, &outcome.mapping, outcome.status) {
+            if let (Some(path), Some(m), Status::Feasible | Status::Optimal) = (&out, &outcome.mapping, outcome.status) {
                 if let Err(e) = std::fs::write(path, report::mapping_toml(&app, &cluster, m)) {
                     eprintln!("error: cannot write {}: {e}", path.display());
                     return ExitCode::from(2);
                 }
             }
             match outcome.status {
-                Status::Feasible => ExitCode::SUCCESS,
+                Status::Feasible | Status::Optimal => ExitCode::SUCCESS,
                 Status::Infeasible => ExitCode::from(1),
                 Status::Unknown => ExitCode::from(3),
             }
+        }
+        Cmd::Limit { app, cluster, param, frequency, range, set, jobs, time_limit, seed, format } => {
+            limit_cmd(&app, &cluster, param, frequency, range, set, jobs, time_limit, seed, format)
         }
     }
 }

@@ -96,6 +96,15 @@ fn mbs(b: f64) -> String {
     format!("{:.3} MB/s", b / 1e6)
 }
 
+/// Two bandwidths, with enough digits that the first visibly exceeds the second.
+fn mbs_over(total: f64, cap: f64) -> (String, String) {
+    let mut d = 3;
+    while d < 9 && format!("{:.*}", d, total / 1e6) == format!("{:.*}", d, cap / 1e6) {
+        d += 1;
+    }
+    (format!("{:.*} MB/s", d, total / 1e6), format!("{:.*} MB/s", d, cap / 1e6))
+}
+
 /// Checks a complete mapping.
 pub fn check(app: &Application, cluster: &Cluster, mapping: &Mapping, opts: &perf::Options) -> Report {
     let mut d = Vec::new();
@@ -311,14 +320,10 @@ fn model_diagnostics(
             let (node, net) = (&cluster.node(l.node).name, &cluster.network(l.network).name);
             let mut subjects = vec![node.clone(), net.clone()];
             subjects.extend(per.keys().cloned());
+            let (t, c) = mbs_over(total, l.capacity);
             d.push(Diagnostic {
                 kind: Kind::NetworkContention,
-                message: format!(
-                    "{node} {dir} {} on {net}, above its {} ({})",
-                    mbs(total),
-                    mbs(l.capacity),
-                    parts.join(", ")
-                ),
+                message: format!("{node} {dir} {t} on {net}, above its {c} ({})", parts.join(", ")),
                 subjects,
             });
         }
@@ -393,4 +398,26 @@ fn requirements(
             }
         }
     }
+}
+
+/// What sets a module's pace in a prediction: its own execution (CPU-bound), a synchronous
+/// input, or its synchronous cycle. Used to explain frequency limits.
+pub fn pace_reason(app: &Application, cluster: &Cluster, p: &Prediction, o: ObjectId) -> String {
+    let name = |x: ObjectId| app.object(x).name.clone();
+    let Some(mi) = p.module_of[o.index()] else { return format!("{} is not a module", name(o)) };
+    let m = &p.modules[mi];
+    if let Some(c) = p.cycles.iter().find(|c| c.contains(&o)) {
+        return format!(
+            "{} is in the synchronous cycle {} (eq 5): T_it = {}",
+            name(o),
+            c.iter().map(|&x| name(x)).collect::<Vec<_>>().join(" -> "),
+            ms(m.tit)
+        );
+    }
+    if let Some(x) = p.sync_inputs[mi].iter().find(|x| le(m.tit, x.ratio * p.modules[x.source].tit) && !le(m.tit, m.tcexec) ) {
+        let src = &p.modules[x.source];
+        return format!("{} waits for its FIFO input {} (T_it = {}); that one is paced by: {}", name(o), name(src.object), ms(src.tit), pace_reason(app, cluster, p, src.object));
+    }
+    let node = cluster.node(m.node);
+    format!("{} is CPU-bound: T_exec = {} on {} ({}), the fastest it runs with no concurrency", name(o), ms(m.texec), node.processor, node.name)
 }

@@ -432,6 +432,25 @@ impl Model {
     /// modules' fastest T_it.
     fn requirements(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) {
         for r in &app.requirements {
+            if let Requirement::MinFrequency { name, group, hz } = r {
+                // T_it >= T_it_sync >= its lower bound, and T_it >= T_exec on the module's node.
+                let tag = self.tag("requirements", name.clone());
+                for &o in &app.group(*group).objects {
+                    let Some(mi) = an.module_of[o.index()] else { continue };
+                    let fastest = 1.0 / an.tit_lo[mi];
+                    if *hz > fastest * (1.0 + EPS) + 1e-15 {
+                        let f = self.solver.get_false_literal();
+                        self.post_clause(vec![f], tag);
+                    }
+                    for &n in &an.domain[o.index()].clone() {
+                        let (texec, _) = an.costs(app, cluster, mi, n);
+                        if *hz > (1.0 / texec) * (1.0 + EPS) + 1e-15 {
+                            let x = self.xl(o, n).expect("domain");
+                            self.post_clause(vec![!x], tag);
+                        }
+                    }
+                }
+            }
             if let Requirement::MaxLatency { name, path, max_s } = r {
                 let base: f64 = path.iter().filter_map(|o| an.module_of[o.index()]).map(|mi| an.tit_lo[mi]).sum();
                 let slack = max_s * (1.0 + EPS) + 1e-15 - base;
@@ -573,6 +592,51 @@ impl Model {
                 }
             }
         }
+    }
+
+    /// Objective "nodes used" [CP paper 4.4]: a literal per node, true iff an object sits on it,
+    /// and their sum. With the redundant bin-packing bound: the CPUs of the used nodes hold at
+    /// least the total load (each module's smallest load over its domain); without it the model
+    /// from the paper proves no optimum in 60 s (pumpkin notes).
+    pub fn nodes_objective(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) -> DomainId {
+        const S: f64 = 10_000.0;
+        let tag = self.tag("objective", "nodes used".into());
+        let mut used = Vec::new();
+        for n in (0..cluster.nodes.len() as u32).map(NodeId) {
+            let here: Vec<Literal> = app.graph.node_indices().filter_map(|o| self.xl(o, n)).collect();
+            if here.is_empty() {
+                continue;
+            }
+            let u = self.solver.new_literal();
+            for &x in &here {
+                self.post_clause(vec![!x, u], tag);
+            }
+            let mut c = vec![!u];
+            c.extend(here);
+            self.post_clause(c, tag);
+            used.push((n, u));
+        }
+        let total = used.len() as i32;
+        let obj = self.solver.new_named_bounded_integer(0, total, "nodes used");
+        let mut t: Vec<_> = used.iter().map(|(_, u)| u.get_integer_variable().scaled(1)).collect();
+        t.push(obj.scaled(-1));
+        self.solver.add_constraint(equals(t, 0, tag)).post();
+        let load: f64 = (0..an.modules.len())
+            .map(|mi| {
+                an.domain[an.modules[mi].index()].iter().map(|&n| an.load_lo(app, cluster, mi, n)).fold(f64::INFINITY, f64::min)
+            })
+            .filter(|x| x.is_finite())
+            .sum();
+        let tag = self.tag("objective", "used CPUs hold the total load".into());
+        let t: Vec<_> = used.iter().map(|(n, u)| u.get_integer_variable().scaled(-((cluster.node(*n).cpus as f64 * S) as i32))).collect();
+        self.solver.add_constraint(less_than_or_equals(t, -((load * S).floor() as i32), tag)).post();
+        obj
+    }
+
+    /// Keeps only solutions with `obj <= k` from now on.
+    pub fn bound_objective(&mut self, obj: DomainId, k: i32) {
+        let tag = self.tag("objective", format!("at most {k}"));
+        self.solver.add_constraint(less_than_or_equals(vec![obj.scaled(1)], k, tag)).post();
     }
 
     /// Adds the clause "at least one of these literals holds". Literals about impossible values

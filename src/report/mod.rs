@@ -5,9 +5,11 @@
 //! times in milliseconds, frequencies in hertz, bandwidths in MB/s (10^6 bytes per second).
 
 mod json;
+mod limit;
 mod solve;
 mod text;
 
 pub use json::check_json;
+pub use limit::{limit_json, limit_text, Target};
 pub use solve::{mapping_dot, mapping_json, mapping_toml, solve_json, solve_text};
 pub use text::check_text;

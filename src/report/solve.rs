@@ -52,6 +52,8 @@ pub fn solve_json(app: &Application, cluster: &Cluster, o: &Outcome) -> Value {
             _ => Value::Null,
         },
         "reasons": o.reasons,
+        "nodes_used": o.objective.map(|x| x.0),
+        "bound": o.objective.map(|x| x.1),
         "stats": {
             "time_s": (o.stats.time_s * 1e6).round() / 1e6,
             "rejected_by_verifier": o.stats.rejected,
@@ -63,6 +65,9 @@ pub fn solve_json(app: &Application, cluster: &Cluster, o: &Outcome) -> Value {
 pub fn solve_text(app: &Application, cluster: &Cluster, o: &Outcome) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "Status: {}", o.status.name());
+    if let Some((v, b)) = o.objective {
+        let _ = writeln!(out, "Nodes used: {v} (proven lower bound {b})");
+    }
     for r in &o.reasons {
         let _ = writeln!(out, "  reason: {r}");
     }

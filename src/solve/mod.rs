@@ -5,6 +5,7 @@
 //! on, and the outcome values (`Status`). Every mapping it returns has passed the verifier;
 //! `Infeasible` is returned only when pumpkin proved that no candidate is left.
 
+pub mod limit;
 mod nogood;
 
 use crate::csp::{Analysis, BuildOptions, Lit, Model};
@@ -14,13 +15,17 @@ use crate::perf;
 use crate::verify::{self, Report, Verdict};
 use pumpkin_solver::conflict_resolvers::resolvers::ResolutionResolver;
 use pumpkin_solver::core::results::SatisfactionResult;
-use pumpkin_solver::core::termination::TimeBudget;
+use pumpkin_solver::core::termination::{TerminationCondition, TimeBudget};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
     /// A sound mapping (not claimed optimal).
     Feasible,
+    /// A sound mapping, and proven that none is better for the objective.
+    Optimal,
     /// Proven: no sound mapping exists.
     Infeasible,
     /// The time limit came before an answer.
@@ -31,6 +36,7 @@ impl Status {
     pub fn name(self) -> &'static str {
         match self {
             Status::Feasible => "feasible",
+            Status::Optimal => "optimal",
             Status::Infeasible => "infeasible",
             Status::Unknown => "unknown",
         }
@@ -55,14 +61,85 @@ pub struct Outcome {
     pub report: Option<Report>,
     /// Why no mapping exists, when that was found before search.
     pub reasons: Vec<String>,
+    /// The objective's value for `mapping` and the proven lower bound (equal when optimal).
+    pub objective: Option<(i64, i64)>,
     pub stats: Stats,
 }
 
-#[derive(Clone, Debug, Default)]
+/// What to optimise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Objective {
+    /// The number of nodes hosting at least one object (CP paper, Section 4.4).
+    Nodes,
+}
+
+/// Where a search stands, for progress displays.
+#[derive(Clone, Debug)]
+pub struct Progress {
+    pub elapsed_s: f64,
+    pub best: Option<i64>,
+    pub bound: Option<i64>,
+    pub rejected: usize,
+}
+
+#[derive(Clone, Default)]
 pub struct SolveOptions {
     pub time_limit: Option<Duration>,
     pub build: BuildOptions,
     pub perf: perf::Options,
+    pub minimize: Option<Objective>,
+    /// Set from outside (e.g. on Ctrl-C) to stop the search; the best answer so far is returned.
+    pub stop: Option<Arc<AtomicBool>>,
+    /// Called after each candidate; must be cheap.
+    pub progress: Option<Arc<dyn Fn(&Progress) + Send + Sync>>,
+}
+
+impl std::fmt::Debug for SolveOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SolveOptions").field("time_limit", &self.time_limit).field("build", &self.build).field("minimize", &self.minimize).finish()
+    }
+}
+
+/// Stops pumpkin at the time limit or when the stop flag is raised.
+struct Stop {
+    budget: Option<TimeBudget>,
+    flag: Option<Arc<AtomicBool>>,
+}
+
+impl TerminationCondition for Stop {
+    fn should_stop(&mut self) -> bool {
+        self.flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) || self.budget.as_mut().is_some_and(|b| b.should_stop())
+    }
+}
+
+impl Stop {
+    fn new(opts: &SolveOptions) -> Stop {
+        Stop { budget: opts.time_limit.map(TimeBudget::starting_now), flag: opts.stop.clone() }
+    }
+}
+
+/// A proven lower bound on the nodes any mapping uses: distinct nodes of objects with a single
+/// possible node, and the fewest nodes whose CPUs hold the total load.
+fn nodes_lower_bound(app: &Application, cluster: &Cluster, an: &Analysis) -> i64 {
+    let pinned: std::collections::BTreeSet<_> = an.domain.iter().filter(|d| d.len() == 1).map(|d| d[0]).collect();
+    let load: f64 = (0..an.modules.len())
+        .map(|mi| an.domain[an.modules[mi].index()].iter().map(|&n| an.load_lo(app, cluster, mi, n)).fold(f64::INFINITY, f64::min))
+        .filter(|x| x.is_finite())
+        .sum();
+    let mut cpus: Vec<f64> = cluster.nodes.iter().map(|n| n.cpus as f64).collect();
+    cpus.sort_by(|a, b| b.total_cmp(a));
+    let mut acc = 0.0;
+    let mut k = 0;
+    while acc < load * (1.0 - 1e-9) && k < cpus.len() {
+        acc += cpus[k];
+        k += 1;
+    }
+    (pinned.len() as i64).max(k as i64).max(if app.graph.node_count() > 0 { 1 } else { 0 })
+}
+
+/// Nodes hosting at least one object.
+pub fn nodes_used(m: &Mapping) -> i64 {
+    m.placement.iter().map(|p| p.node).collect::<std::collections::BTreeSet<_>>().len() as i64
 }
 
 /// A complete mapping from a partial one, if every object is placed and every edge's route is
@@ -82,42 +159,63 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
         let r = verify::check(app, cluster, &m, &opts.perf);
         let status = if r.verdict == Verdict::Sound { Status::Feasible } else { Status::Infeasible };
         stats.time_s = start.elapsed().as_secs_f64();
-        return Outcome { status, mapping: Some(m), report: Some(r), reasons: vec![], stats };
+        let objective = opts.minimize.map(|_| (nodes_used(&m), nodes_used(&m)));
+        return Outcome { status, mapping: Some(m), report: Some(r), reasons: vec![], objective, stats };
     }
     let an = Analysis::new(app, cluster, fix);
     if !an.problems.is_empty() {
         stats.time_s = start.elapsed().as_secs_f64();
-        return Outcome { status: Status::Infeasible, mapping: None, report: None, reasons: an.problems, stats };
+        return Outcome { status: Status::Infeasible, mapping: None, report: None, reasons: an.problems, objective: None, stats };
     }
     let mut model = Model::build(app, cluster, &an, fix, &opts.build);
+    let obj = opts.minimize.map(|Objective::Nodes| model.nodes_objective(app, cluster, &an));
+    let static_bound = nodes_lower_bound(app, cluster, &an);
     let mut brancher = model.solver.default_brancher();
     let mut resolver = ResolutionResolver::default();
-    let mut term = opts.time_limit.map(TimeBudget::starting_now);
+    let mut term = Stop::new(opts);
+    let mut best: Option<(Mapping, Report, i64)> = None;
+    let finish = |status: Status, best: Option<(Mapping, Report, i64)>, bound: i64, mut stats: Stats| {
+        stats.time_s = start.elapsed().as_secs_f64();
+        let objective = best.as_ref().filter(|_| obj.is_some()).map(|b| (b.2, if status == Status::Optimal { b.2 } else { bound.min(b.2) }));
+        let (mapping, report) = match best {
+            Some((m, r, _)) => (Some(m), Some(r)),
+            None => (None, None),
+        };
+        Outcome { status, mapping, report, reasons: vec![], objective, stats }
+    };
     loop {
         let candidate = match model.solver.satisfy(&mut brancher, &mut term, &mut resolver) {
             SatisfactionResult::Satisfiable(sat) => model.dec.decode(&sat.solution()),
             SatisfactionResult::Unsatisfiable(..) => {
-                stats.time_s = start.elapsed().as_secs_f64();
-                return Outcome { status: Status::Infeasible, mapping: None, report: None, reasons: vec![], stats };
+                return match best {
+                    Some(_) => finish(Status::Optimal, best, static_bound, stats),
+                    None => finish(Status::Infeasible, None, static_bound, stats),
+                };
             }
-            SatisfactionResult::Unknown(..) => {
-                stats.time_s = start.elapsed().as_secs_f64();
-                return Outcome { status: Status::Unknown, mapping: None, report: None, reasons: vec![], stats };
+            SatisfactionResult::Unknown(solver, _, _) => {
+                let bound = obj.map(|o| solver.lower_bound(&o) as i64).unwrap_or(0).max(static_bound);
+                let status = if best.is_some() { Status::Feasible } else { Status::Unknown };
+                return finish(status, best, bound, stats);
             }
         };
         let r = verify::check(app, cluster, &candidate, &opts.perf);
         if r.verdict == Verdict::Sound {
-            stats.time_s = start.elapsed().as_secs_f64();
-            return Outcome {
-                status: Status::Feasible,
-                mapping: Some(candidate),
-                report: Some(r),
-                reasons: vec![],
-                stats,
+            let Some(o) = obj else {
+                return finish(Status::Feasible, Some((candidate, r, 0)), 0, stats);
             };
+            let k = nodes_used(&candidate);
+            if k <= static_bound {
+                return finish(Status::Optimal, Some((candidate, r, k)), static_bound, stats);
+            }
+            best = Some((candidate, r, k));
+            model.bound_objective(o, k as i32 - 1);
+        } else {
+            stats.rejected += 1;
+            reject(app, cluster, &an, &mut model, &candidate, &r, &mut stats);
         }
-        stats.rejected += 1;
-        reject(app, cluster, &an, &mut model, &candidate, &r, &mut stats);
+        if let Some(p) = &opts.progress {
+            p(&Progress { elapsed_s: start.elapsed().as_secs_f64(), best: best.as_ref().map(|b| b.2), bound: Some(static_bound), rejected: stats.rejected });
+        }
     }
 }
 
@@ -169,7 +267,7 @@ pub fn enumerate_sound(
     let mut model = Model::build(app, cluster, &an, None, &opts.build);
     let mut brancher = model.solver.default_brancher();
     let mut resolver = ResolutionResolver::default();
-    let mut term = opts.time_limit.map(TimeBudget::starting_now);
+    let mut term = Stop::new(opts);
     let mut found = Vec::new();
     loop {
         let candidate = match model.solver.satisfy(&mut brancher, &mut term, &mut resolver) {
