@@ -22,7 +22,9 @@ fn bench_solve(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("solve");
     g.sample_size(20);
-    g.bench_function("fluid-particle feasible", |b| b.iter(|| solve::solve(black_box(&app), black_box(&base), None, &opts)));
+    g.bench_function("fluid-particle feasible", |b| {
+        b.iter(|| solve::solve(black_box(&app), black_box(&base), None, &opts))
+    });
     g.bench_function("fluid-particle single-gige infeasible", |b| {
         b.iter(|| solve::solve(black_box(&app), black_box(&single), None, &opts))
     });

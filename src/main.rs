@@ -6,13 +6,13 @@ use flowmap::csp::BuildOptions;
 use flowmap::error::InputErrors;
 use flowmap::model::{Application, Cluster};
 use flowmap::parse::{self, Override};
-use flowmap::solve::{self, Objective, Progress, SolveOptions, Status};
-use std::io::IsTerminal;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use flowmap::solve::{self, Objective, Progress, ProgressFn, SolveOptions, Status};
 use flowmap::{perf, report, verify};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Parser)]
@@ -132,7 +132,7 @@ fn stop_flag() -> Arc<AtomicBool> {
 }
 
 /// A spinner on stderr with elapsed time, best and bound, only when stderr is a terminal.
-fn progress_display() -> Option<Arc<dyn Fn(&Progress) + Send + Sync>> {
+fn progress_display() -> Option<ProgressFn> {
     if !std::io::stderr().is_terminal() {
         return None;
     }
@@ -182,7 +182,12 @@ fn limit_cmd(
             None => (default, None),
             Some(Some((a, b))) => match (a.trim().parse::<f64>(), b.trim().parse::<f64>()) {
                 (Ok(a), Ok(b)) if a <= b => (a, Some(b)),
-                _ => return usage(format!("--range: expected LO..HI with numbers LO <= HI, got {}", range.unwrap_or_default())),
+                _ => {
+                    return usage(format!(
+                        "--range: expected LO..HI with numbers LO <= HI, got {}",
+                        range.unwrap_or_default()
+                    ))
+                }
             },
             Some(None) => return usage("--range: expected LO..HI".into()),
         };
@@ -211,7 +216,10 @@ fn limit_cmd(
         (report::Target::Frequency(g), solve::limit::frequency_limit(&app, &cluster, g, &opts, 1000))
     };
     match format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report::limit_json(&app, &cluster, &target, &outcome)).expect("json")),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report::limit_json(&app, &cluster, &target, &outcome)).expect("json")
+        ),
         _ => print!("{}", report::limit_text(&app, &cluster, &target, &outcome)),
     }
     use solve::limit::LimitStatus as L;
@@ -260,7 +268,19 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         }
-        Cmd::Solve { app, cluster, set, fix, time_limit, seed, out, format, no_symmetry, no_filter_locality, minimize } => {
+        Cmd::Solve {
+            app,
+            cluster,
+            set,
+            fix,
+            time_limit,
+            seed,
+            out,
+            format,
+            no_symmetry,
+            no_filter_locality,
+            minimize,
+        } => {
             let (app, cluster) = match load(&app, &cluster, &set) {
                 Ok(x) => x,
                 Err(e) => return bad_input(e),
@@ -295,7 +315,8 @@ fn main() -> ExitCode {
                     None => eprintln!("no mapping to draw: {}", outcome.status.name()),
                 },
             }
-            if let (Some(path), Some(m), Status::Feasible | Status::Optimal) = (&out, &outcome.mapping, outcome.status) {
+            if let (Some(path), Some(m), Status::Feasible | Status::Optimal) = (&out, &outcome.mapping, outcome.status)
+            {
                 if let Err(e) = std::fs::write(path, report::mapping_toml(&app, &cluster, m)) {
                     eprintln!("error: cannot write {}: {e}", path.display());
                     return ExitCode::from(2);

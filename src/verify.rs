@@ -414,10 +414,24 @@ pub fn pace_reason(app: &Application, cluster: &Cluster, p: &Prediction, o: Obje
             ms(m.tit)
         );
     }
-    if let Some(x) = p.sync_inputs[mi].iter().find(|x| le(m.tit, x.ratio * p.modules[x.source].tit) && !le(m.tit, m.tcexec) ) {
+    if let Some(x) =
+        p.sync_inputs[mi].iter().find(|x| le(m.tit, x.ratio * p.modules[x.source].tit) && !le(m.tit, m.tcexec))
+    {
         let src = &p.modules[x.source];
-        return format!("{} waits for its FIFO input {} (T_it = {}); that one is paced by: {}", name(o), name(src.object), ms(src.tit), pace_reason(app, cluster, p, src.object));
+        return format!(
+            "{} waits for its FIFO input {} (T_it = {}); that one is paced by: {}",
+            name(o),
+            name(src.object),
+            ms(src.tit),
+            pace_reason(app, cluster, p, src.object)
+        );
     }
     let node = cluster.node(m.node);
-    format!("{} is CPU-bound: T_exec = {} on {} ({}), the fastest it runs with no concurrency", name(o), ms(m.texec), node.processor, node.name)
+    format!(
+        "{} is CPU-bound: T_exec = {} on {} ({}), the fastest it runs with no concurrency",
+        name(o),
+        ms(m.texec),
+        node.processor,
+        node.name
+    )
 }

@@ -89,6 +89,11 @@ impl Model {
         t
     }
 
+    /// True once the model is infeasible at the root.
+    pub fn dead(&self) -> bool {
+        self.solver.is_inconsistent()
+    }
+
     fn xl(&self, o: ObjectId, n: NodeId) -> Option<Literal> {
         self.x[o.index()].iter().find(|(m, _)| *m == n).map(|(_, l)| *l)
     }
@@ -123,17 +128,29 @@ impl Model {
             tags: Vec::new(),
             counts: Default::default(),
         };
+        // A pass that finds the problem infeasible at the root stops the build: pumpkin creates
+        // no variables in an inconsistent state, and the first solve reports it.
         m.placement(app, an);
-        m.connections(app, cluster, an, fix);
-        m.traffic(app, cluster, an);
-        m.loads(app, cluster, an);
-        m.first_round(app, cluster, an);
-        m.keep_up(app, cluster, an);
-        m.requirements(app, cluster, an);
-        if opts.filter_locality {
-            m.filter_locality(app, an);
+        let passes: [&dyn Fn(&mut Model); 7] = [
+            &|m| m.connections(app, cluster, an, fix),
+            &|m| m.traffic(app, cluster, an),
+            &|m| m.loads(app, cluster, an),
+            &|m| m.first_round(app, cluster, an),
+            &|m| m.keep_up(app, cluster, an),
+            &|m| m.requirements(app, cluster, an),
+            &|m| {
+                if opts.filter_locality {
+                    m.filter_locality(app, an)
+                }
+            },
+        ];
+        for pass in passes {
+            if m.dead() {
+                return m;
+            }
+            pass(&mut m);
         }
-        if opts.symmetry {
+        if opts.symmetry && !m.dead() {
             m.symmetry(app, cluster, an);
         }
         m
@@ -159,6 +176,9 @@ impl Model {
     /// otherwise it uses a network both ends' nodes are on.
     fn connections(&mut self, app: &Application, cluster: &Cluster, an: &Analysis, fix: Option<&PartialMapping>) {
         for e in app.graph.edge_references() {
+            if self.dead() {
+                return;
+            }
             let (s, d) = (e.source(), e.target());
             let (ds, dd) = (&an.domain[s.index()], &an.domain[d.index()]);
             let can_local = ds.iter().any(|n| dd.contains(n));
@@ -263,6 +283,9 @@ impl Model {
                             self.post_clause(vec![!xn, !yk], tag);
                             continue;
                         }
+                        if self.dead() {
+                            return;
+                        }
                         let z = self.solver.new_literal();
                         self.post_clause(vec![!z, xn], tag);
                         self.post_clause(vec![!z, yk], tag);
@@ -305,6 +328,9 @@ impl Model {
                 // The lightest instance's bound, so the weighted count stays a lower bound.
                 let load = here.iter().map(|&(mi, _)| an.load_lo(app, cluster, mi, n)).fold(f64::INFINITY, f64::min);
                 total += load * here.len() as f64;
+                if self.dead() {
+                    return;
+                }
                 let tag = self.tag("loads", format!("count of {} on {}", g.name, cluster.node(n).name));
                 let cnt = self.solver.new_named_bounded_integer(
                     0,
@@ -598,7 +624,7 @@ impl Model {
     /// and their sum. With the redundant bin-packing bound: the CPUs of the used nodes hold at
     /// least the total load (each module's smallest load over its domain); without it the model
     /// from the paper proves no optimum in 60 s (pumpkin notes).
-    pub fn nodes_objective(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) -> DomainId {
+    pub fn nodes_objective(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) -> Option<DomainId> {
         const S: f64 = 10_000.0;
         let tag = self.tag("objective", "nodes used".into());
         let mut used = Vec::new();
@@ -606,6 +632,9 @@ impl Model {
             let here: Vec<Literal> = app.graph.node_indices().filter_map(|o| self.xl(o, n)).collect();
             if here.is_empty() {
                 continue;
+            }
+            if self.dead() {
+                return None;
             }
             let u = self.solver.new_literal();
             for &x in &here {
@@ -617,20 +646,29 @@ impl Model {
             used.push((n, u));
         }
         let total = used.len() as i32;
+        if self.dead() {
+            return None;
+        }
         let obj = self.solver.new_named_bounded_integer(0, total, "nodes used");
         let mut t: Vec<_> = used.iter().map(|(_, u)| u.get_integer_variable().scaled(1)).collect();
         t.push(obj.scaled(-1));
         self.solver.add_constraint(equals(t, 0, tag)).post();
         let load: f64 = (0..an.modules.len())
             .map(|mi| {
-                an.domain[an.modules[mi].index()].iter().map(|&n| an.load_lo(app, cluster, mi, n)).fold(f64::INFINITY, f64::min)
+                an.domain[an.modules[mi].index()]
+                    .iter()
+                    .map(|&n| an.load_lo(app, cluster, mi, n))
+                    .fold(f64::INFINITY, f64::min)
             })
             .filter(|x| x.is_finite())
             .sum();
         let tag = self.tag("objective", "used CPUs hold the total load".into());
-        let t: Vec<_> = used.iter().map(|(n, u)| u.get_integer_variable().scaled(-((cluster.node(*n).cpus as f64 * S) as i32))).collect();
+        let t: Vec<_> = used
+            .iter()
+            .map(|(n, u)| u.get_integer_variable().scaled(-((cluster.node(*n).cpus as f64 * S) as i32)))
+            .collect();
         self.solver.add_constraint(less_than_or_equals(t, -((load * S).floor() as i32), tag)).post();
-        obj
+        Some(obj)
     }
 
     /// Keeps only solutions with `obj <= k` from now on.

@@ -22,7 +22,13 @@ fn value(app: &Application, t: &Target, p: &Probe) -> f64 {
             .report
             .as_ref()
             .and_then(|r| r.prediction.as_ref())
-            .map(|pr| app.group(*g).objects.iter().map(|&o| pr.module(o).map(|m| m.frequency()).unwrap_or(0.0)).fold(f64::INFINITY, f64::min))
+            .map(|pr| {
+                app.group(*g)
+                    .objects
+                    .iter()
+                    .map(|&o| pr.module(o).map(|m| m.frequency()).unwrap_or(0.0))
+                    .fold(f64::INFINITY, f64::min)
+            })
             .unwrap_or(0.0),
     }
 }

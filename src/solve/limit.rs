@@ -97,7 +97,9 @@ pub fn param_limit(
     if hi.is_none() {
         let mut next = snap(lo).max(1.0);
         for _ in 0..40 {
-            if all.iter().any(|p| p.outcome.status == Status::Infeasible) || all.iter().all(|p| p.outcome.status == Status::Unknown) {
+            if all.iter().any(|p| p.outcome.status == Status::Infeasible)
+                || all.iter().all(|p| p.outcome.status == Status::Unknown)
+            {
                 break;
             }
             let batch: Vec<f64> = (1..=jobs).map(|k| snap(next * 2f64.powi(k as i32))).collect();
@@ -109,7 +111,11 @@ pub fn param_limit(
         all.sort_by(|a, b| a.value.total_cmp(&b.value));
         all.dedup_by(|a, b| a.value == b.value);
         let best = all.iter().filter(|p| feasible(p.outcome.status)).map(|p| p.value).fold(f64::NEG_INFINITY, f64::max);
-        let worst = all.iter().filter(|p| p.outcome.status == Status::Infeasible).map(|p| p.value).fold(f64::INFINITY, f64::min);
+        let worst = all
+            .iter()
+            .filter(|p| p.outcome.status == Status::Infeasible)
+            .map(|p| p.value)
+            .fold(f64::INFINITY, f64::min);
         if best > worst {
             return Ok(finish(all, LimitStatus::NonMonotone, Some((best, worst)), cluster, make));
         }
@@ -129,7 +135,10 @@ pub fn param_limit(
             return Ok(finish(all, LimitStatus::Exact, None, cluster, make));
         }
         // Unknown probes inside the bracket stop the narrowing there.
-        let inside: Vec<f64> = (1..=jobs).map(|k| snap(low + (worst - low) * k as f64 / (jobs + 1) as f64)).filter(|v| *v > low && *v < worst).collect();
+        let inside: Vec<f64> = (1..=jobs)
+            .map(|k| snap(low + (worst - low) * k as f64 / (jobs + 1) as f64))
+            .filter(|v| *v > low && *v < worst)
+            .collect();
         let fresh: Vec<f64> = inside.into_iter().filter(|v| !all.iter().any(|p| p.value == *v)).collect();
         if fresh.is_empty() {
             return Ok(finish(all, LimitStatus::Unknown, None, cluster, make));
@@ -168,13 +177,27 @@ fn finish(
         }
     }
     let probes = all.iter().map(|p| (p.value, p.outcome.status, p.outcome.stats.time_s)).collect();
-    LimitOutcome { status, largest_feasible: largest, smallest_infeasible: smallest, why, why_reasons, probes, violation }
+    LimitOutcome {
+        status,
+        largest_feasible: largest,
+        smallest_infeasible: smallest,
+        why,
+        why_reasons,
+        probes,
+        violation,
+    }
 }
 
 /// The highest frequency every instance of `group` reaches in a sound mapping: solve, then ask
 /// for more than the frequency found, until that is proven impossible. Exact: each step is a
 /// proof or a strictly faster mapping.
-pub fn frequency_limit(app: &Application, cluster: &Cluster, group: GroupId, opts: &SolveOptions, max_steps: usize) -> LimitOutcome {
+pub fn frequency_limit(
+    app: &Application,
+    cluster: &Cluster,
+    group: GroupId,
+    opts: &SolveOptions,
+    max_steps: usize,
+) -> LimitOutcome {
     let mut all: Vec<Probe> = Vec::new();
     let mut required = 0.0f64;
     let mut status = LimitStatus::Unknown;
@@ -186,7 +209,11 @@ pub fn frequency_limit(app: &Application, cluster: &Cluster, group: GroupId, opt
         let o = solve(&a, cluster, None, opts);
         let st = o.status;
         let reached = o.report.as_ref().and_then(|r| r.prediction.as_ref()).map(|p| {
-            app.group(group).objects.iter().map(|&ob| p.module(ob).map(|m| m.frequency()).unwrap_or(0.0)).fold(f64::INFINITY, f64::min)
+            app.group(group)
+                .objects
+                .iter()
+                .map(|&ob| p.module(ob).map(|m| m.frequency()).unwrap_or(0.0))
+                .fold(f64::INFINITY, f64::min)
         });
         all.push(Probe { value: required, outcome: o });
         match (st, reached) {
@@ -198,7 +225,7 @@ pub fn frequency_limit(app: &Application, cluster: &Cluster, group: GroupId, opt
             _ => break,
         }
     }
-    let largest = all.iter().filter(|p| feasible(p.outcome.status)).last().cloned();
+    let largest = all.iter().rfind(|p| feasible(p.outcome.status)).cloned();
     let smallest = all.iter().find(|p| p.outcome.status == Status::Infeasible).cloned();
     let probes = all.iter().map(|p| (p.value, p.outcome.status, p.outcome.stats.time_s)).collect();
     // Why no faster: what paces the slowest instance in the fastest mapping.
@@ -212,5 +239,13 @@ pub fn frequency_limit(app: &Application, cluster: &Cluster, group: GroupId, opt
             why_reasons.push(verify::pace_reason(app, cluster, pr, o));
         }
     }
-    LimitOutcome { status, largest_feasible: largest, smallest_infeasible: smallest, why: vec![], why_reasons, probes, violation: None }
+    LimitOutcome {
+        status,
+        largest_feasible: largest,
+        smallest_infeasible: smallest,
+        why: vec![],
+        why_reasons,
+        probes,
+        violation: None,
+    }
 }

@@ -73,6 +73,9 @@ pub enum Objective {
     Nodes,
 }
 
+/// A progress callback.
+pub type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
+
 /// Where a search stands, for progress displays.
 #[derive(Clone, Debug)]
 pub struct Progress {
@@ -91,12 +94,16 @@ pub struct SolveOptions {
     /// Set from outside (e.g. on Ctrl-C) to stop the search; the best answer so far is returned.
     pub stop: Option<Arc<AtomicBool>>,
     /// Called after each candidate; must be cheap.
-    pub progress: Option<Arc<dyn Fn(&Progress) + Send + Sync>>,
+    pub progress: Option<ProgressFn>,
 }
 
 impl std::fmt::Debug for SolveOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SolveOptions").field("time_limit", &self.time_limit).field("build", &self.build).field("minimize", &self.minimize).finish()
+        f.debug_struct("SolveOptions")
+            .field("time_limit", &self.time_limit)
+            .field("build", &self.build)
+            .field("minimize", &self.minimize)
+            .finish()
     }
 }
 
@@ -108,7 +115,8 @@ struct Stop {
 
 impl TerminationCondition for Stop {
     fn should_stop(&mut self) -> bool {
-        self.flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) || self.budget.as_mut().is_some_and(|b| b.should_stop())
+        self.flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+            || self.budget.as_mut().is_some_and(|b| b.should_stop())
     }
 }
 
@@ -123,7 +131,12 @@ impl Stop {
 fn nodes_lower_bound(app: &Application, cluster: &Cluster, an: &Analysis) -> i64 {
     let pinned: std::collections::BTreeSet<_> = an.domain.iter().filter(|d| d.len() == 1).map(|d| d[0]).collect();
     let load: f64 = (0..an.modules.len())
-        .map(|mi| an.domain[an.modules[mi].index()].iter().map(|&n| an.load_lo(app, cluster, mi, n)).fold(f64::INFINITY, f64::min))
+        .map(|mi| {
+            an.domain[an.modules[mi].index()]
+                .iter()
+                .map(|&n| an.load_lo(app, cluster, mi, n))
+                .fold(f64::INFINITY, f64::min)
+        })
         .filter(|x| x.is_finite())
         .sum();
     let mut cpus: Vec<f64> = cluster.nodes.iter().map(|n| n.cpus as f64).collect();
@@ -165,10 +178,17 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     let an = Analysis::new(app, cluster, fix);
     if !an.problems.is_empty() {
         stats.time_s = start.elapsed().as_secs_f64();
-        return Outcome { status: Status::Infeasible, mapping: None, report: None, reasons: an.problems, objective: None, stats };
+        return Outcome {
+            status: Status::Infeasible,
+            mapping: None,
+            report: None,
+            reasons: an.problems,
+            objective: None,
+            stats,
+        };
     }
     let mut model = Model::build(app, cluster, &an, fix, &opts.build);
-    let obj = opts.minimize.map(|Objective::Nodes| model.nodes_objective(app, cluster, &an));
+    let obj = opts.minimize.and_then(|Objective::Nodes| model.nodes_objective(app, cluster, &an));
     let static_bound = nodes_lower_bound(app, cluster, &an);
     let mut brancher = model.solver.default_brancher();
     let mut resolver = ResolutionResolver::default();
@@ -176,7 +196,10 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     let mut best: Option<(Mapping, Report, i64)> = None;
     let finish = |status: Status, best: Option<(Mapping, Report, i64)>, bound: i64, mut stats: Stats| {
         stats.time_s = start.elapsed().as_secs_f64();
-        let objective = best.as_ref().filter(|_| obj.is_some()).map(|b| (b.2, if status == Status::Optimal { b.2 } else { bound.min(b.2) }));
+        let objective = best
+            .as_ref()
+            .filter(|_| obj.is_some())
+            .map(|b| (b.2, if status == Status::Optimal { b.2 } else { bound.min(b.2) }));
         let (mapping, report) = match best {
             Some((m, r, _)) => (Some(m), Some(r)),
             None => (None, None),
@@ -214,7 +237,12 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             reject(app, cluster, &an, &mut model, &candidate, &r, &mut stats);
         }
         if let Some(p) = &opts.progress {
-            p(&Progress { elapsed_s: start.elapsed().as_secs_f64(), best: best.as_ref().map(|b| b.2), bound: Some(static_bound), rejected: stats.rejected });
+            p(&Progress {
+                elapsed_s: start.elapsed().as_secs_f64(),
+                best: best.as_ref().map(|b| b.2),
+                bound: Some(static_bound),
+                rejected: stats.rejected,
+            });
         }
     }
 }

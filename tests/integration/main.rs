@@ -4,6 +4,7 @@
 mod bad_input;
 mod cli;
 mod hand;
+mod optimise;
 mod paper;
 mod robustness;
 mod solver;

@@ -171,7 +171,15 @@ fn cli_solve_round_trips_through_check() {
         dot.starts_with("digraph mapping {") && dot.contains("cluster_node01") && dot.contains("label=\"myrinet\"")
     );
     // No time at all: no answer, exit 3, status unknown.
-    let u = run(&["solve", "models/fluid-particle.toml", "clusters/lifo-2007.toml", "--time-limit", "0", "--format", "json"]);
+    let u = run(&[
+        "solve",
+        "models/fluid-particle.toml",
+        "clusters/lifo-2007.toml",
+        "--time-limit",
+        "0",
+        "--format",
+        "json",
+    ]);
     assert_eq!(u.status.code(), Some(3));
     let uv: serde_json::Value = serde_json::from_slice(&u.stdout).unwrap();
     assert_eq!(uv["status"], "unknown");
@@ -312,6 +320,21 @@ proptest! {
         let got: BTreeSet<_> = found.iter().map(mapping_key).collect();
         prop_assert_eq!(got.len(), found.len(), "duplicates in the enumeration");
         prop_assert_eq!(&got, &want, "\n{}\n{}", t.app, t.cluster);
+        // --minimize nodes equals the brute-force minimum, with and without symmetry breaking.
+        let min = want.iter().map(|(nodes, _)| nodes.iter().collect::<BTreeSet<_>>().len() as i64).min();
+        for sym in [false, true] {
+            let mut o = exact_opts(sym);
+            o.minimize = Some(solve::Objective::Nodes);
+            let r = solve::solve(&app, &cluster, None, &o);
+            match min {
+                None => prop_assert_eq!(r.status, Status::Infeasible),
+                Some(k) => {
+                    prop_assert_eq!(r.status, Status::Optimal, "symmetry {}", sym);
+                    prop_assert_eq!(r.objective, Some((k, k)), "symmetry {}", sym);
+                    prop_assert!(want.contains(&mapping_key(r.mapping.as_ref().unwrap())));
+                }
+            }
+        }
         // solve agrees on feasibility with and without symmetry breaking, and is verified.
         for sym in [false, true] {
             let o = solve::solve(&app, &cluster, None, &exact_opts(sym));
