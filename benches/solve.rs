@@ -2,7 +2,7 @@
 //! (proven infeasible). Each answer is verified before timing.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use flowmap::solve::{self, SolveOptions, Status};
+use flowmap::solve::{self, limit, Objective, SolveOptions, Status};
 use flowmap::{parse, perf, verify};
 use std::hint::black_box;
 use std::path::Path;
@@ -28,6 +28,22 @@ fn bench_solve(c: &mut Criterion) {
     g.bench_function("fluid-particle single-gige infeasible", |b| {
         b.iter(|| solve::solve(black_box(&app), black_box(&single), None, &opts))
     });
+    // --minimize nodes: proven optimal at 15 (see tests/integration/optimise.rs for why).
+    let min = SolveOptions { minimize: Some(Objective::Nodes), ..Default::default() };
+    let o = solve::solve(&app, &base, None, &min);
+    assert_eq!((o.status, o.objective), (Status::Optimal, Some((15, 15))));
+    g.bench_function("fluid-particle minimize nodes", |b| b.iter(|| solve::solve(black_box(&app), black_box(&base), None, &min)));
+    g.finish();
+
+    // limit --param particles on all cores: 291,666 (hand calculation in the model file).
+    let src = std::fs::read_to_string(root.join("models/fluid-particle.toml")).unwrap();
+    let make = |v: f64| parse::application_from_str(&src, "fp", &[parse::Override { name: "particles".into(), value: v }]).map_err(|e| e.to_string());
+    let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let l = limit::param_limit(&make, &base, 160000.0, None, true, jobs, &opts).unwrap();
+    assert_eq!(l.largest_feasible.unwrap().value, 291666.0);
+    let mut g = c.benchmark_group("limit");
+    g.sample_size(10);
+    g.bench_function("fluid-particle particles", |b| b.iter(|| limit::param_limit(&make, &base, 160000.0, None, true, jobs, &opts).unwrap()));
     g.finish();
 }
 

@@ -140,7 +140,11 @@ fn progress_display() -> Option<ProgressFn> {
     Some(Arc::new(move |p: &Progress| {
         let best = p.best.map(|b| b.to_string()).unwrap_or_else(|| "-".into());
         let bound = p.bound.map(|b| b.to_string()).unwrap_or_else(|| "-".into());
-        bar.set_message(format!("{:.1} s  best {best}  bound {bound}  rejected {}", p.elapsed_s, p.rejected));
+        if p.probes > 0 {
+            bar.set_message(format!("{:.1} s  probes done {}", p.elapsed_s, p.probes));
+        } else {
+            bar.set_message(format!("{:.1} s  best {best}  bound {bound}  rejected {}", p.elapsed_s, p.rejected));
+        }
         bar.tick();
     }))
 }
@@ -171,6 +175,7 @@ fn limit_cmd(
         time_limit: time_limit.filter(|t| t.is_finite() && *t >= 0.0).map(Duration::from_secs_f64),
         build: BuildOptions { seed, ..Default::default() },
         stop: Some(stop_flag()),
+        progress: progress_display(),
         ..Default::default()
     };
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1);

@@ -78,12 +78,26 @@ pub fn param_limit(
 ) -> Result<LimitOutcome, String> {
     let jobs = jobs.max(1);
     let mut all: Vec<Probe> = Vec::new();
+    let start = std::time::Instant::now();
+    let inner = SolveOptions { progress: None, ..opts.clone() };
+    let done = std::sync::atomic::AtomicUsize::new(0);
     let probe_all = |values: Vec<f64>| -> Result<Vec<Probe>, String> {
         values
             .into_par_iter()
             .map(|v| {
                 let app = make(v)?;
-                Ok(Probe { value: v, outcome: solve(&app, cluster, None, opts) })
+                let p = Probe { value: v, outcome: solve(&app, cluster, None, &inner) };
+                let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                if let Some(f) = &opts.progress {
+                    f(&super::Progress {
+                        elapsed_s: start.elapsed().as_secs_f64(),
+                        best: None,
+                        bound: None,
+                        rejected: 0,
+                        probes: n,
+                    });
+                }
+                Ok(p)
             })
             .collect()
     };

@@ -83,6 +83,8 @@ pub struct Progress {
     pub best: Option<i64>,
     pub bound: Option<i64>,
     pub rejected: usize,
+    /// Probes finished (limit searches).
+    pub probes: usize,
 }
 
 #[derive(Clone, Default)]
@@ -242,6 +244,7 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
                 best: best.as_ref().map(|b| b.2),
                 bound: Some(static_bound),
                 rejected: stats.rejected,
+                probes: 0,
             });
         }
     }
