@@ -32,18 +32,25 @@ fn bench_solve(c: &mut Criterion) {
     let min = SolveOptions { minimize: Some(Objective::Nodes), ..Default::default() };
     let o = solve::solve(&app, &base, None, &min);
     assert_eq!((o.status, o.objective), (Status::Optimal, Some((15, 15))));
-    g.bench_function("fluid-particle minimize nodes", |b| b.iter(|| solve::solve(black_box(&app), black_box(&base), None, &min)));
+    g.bench_function("fluid-particle minimize nodes", |b| {
+        b.iter(|| solve::solve(black_box(&app), black_box(&base), None, &min))
+    });
     g.finish();
 
     // limit --param particles on all cores: 291,666 (hand calculation in the model file).
     let src = std::fs::read_to_string(root.join("models/fluid-particle.toml")).unwrap();
-    let make = |v: f64| parse::application_from_str(&src, "fp", &[parse::Override { name: "particles".into(), value: v }]).map_err(|e| e.to_string());
+    let make = |v: f64| {
+        parse::application_from_str(&src, "fp", &[parse::Override { name: "particles".into(), value: v }])
+            .map_err(|e| e.to_string())
+    };
     let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let l = limit::param_limit(&make, &base, 160000.0, None, true, jobs, &opts).unwrap();
     assert_eq!(l.largest_feasible.unwrap().value, 291666.0);
     let mut g = c.benchmark_group("limit");
     g.sample_size(10);
-    g.bench_function("fluid-particle particles", |b| b.iter(|| limit::param_limit(&make, &base, 160000.0, None, true, jobs, &opts).unwrap()));
+    g.bench_function("fluid-particle particles", |b| {
+        b.iter(|| limit::param_limit(&make, &base, 160000.0, None, true, jobs, &opts).unwrap())
+    });
     g.finish();
 }
 
