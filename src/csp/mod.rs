@@ -662,6 +662,9 @@ impl Model {
             })
             .filter(|x| x.is_finite())
             .sum();
+        if used.is_empty() {
+            return Some(obj); // nothing to place: 0 nodes
+        }
         let tag = self.tag("objective", "used CPUs hold the total load".into());
         let t: Vec<_> = used
             .iter()
