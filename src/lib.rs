@@ -6,6 +6,7 @@
 
 pub mod csp;
 pub mod error;
+pub mod gen;
 pub mod model;
 pub mod parse;
 pub mod perf;

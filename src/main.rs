@@ -39,6 +39,13 @@ enum MinimizeArg {
     Nodes,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum GenKindArg {
+    Feasible,
+    Tight,
+    Infeasible,
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Predict a mapping's performance and say what is wrong with it (exit 0 sound, 1 unsound, 2 bad input).
@@ -81,6 +88,23 @@ enum Cmd {
         /// Find a mapping that minimises this and prove it optimal (or report best and bound).
         #[arg(long, value_enum)]
         minimize: Option<MinimizeArg>,
+    },
+    /// Generate a synthetic instance (application, cluster, planted mapping), seeded.
+    Gen {
+        #[arg(long, default_value_t = 50)]
+        modules: usize,
+        #[arg(long, default_value_t = 16)]
+        nodes: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, value_enum, default_value = "feasible")]
+        kind: GenKindArg,
+        /// Directory for the application and planted mapping (mapping in DIR/mappings).
+        #[arg(long, default_value = "models/generated")]
+        models: PathBuf,
+        /// Directory for the cluster.
+        #[arg(long, default_value = "clusters/generated")]
+        clusters: PathBuf,
     },
     /// The largest parameter value, or the highest module frequency, with a sound mapping
     /// (exit 0 found, 1 no value in range has one, 2 bad input, 3 inconclusive).
@@ -332,6 +356,31 @@ fn main() -> ExitCode {
                 Status::Infeasible => ExitCode::from(1),
                 Status::Unknown => ExitCode::from(3),
             }
+        }
+        Cmd::Gen { modules, nodes, seed, kind, models, clusters } => {
+            if modules == 0 || nodes == 0 {
+                return usage("--modules and --nodes must be at least 1".into());
+            }
+            let kind = match kind {
+                GenKindArg::Feasible => flowmap::gen::GenKind::Feasible,
+                GenKindArg::Tight => flowmap::gen::GenKind::Tight,
+                GenKindArg::Infeasible => flowmap::gen::GenKind::Infeasible,
+            };
+            let g = flowmap::gen::generate(&flowmap::gen::GenOptions { modules, nodes, seed, kind });
+            let files = [
+                (models.join(format!("{}.toml", g.name)), report::gen_app_toml(&g)),
+                (clusters.join(format!("{}.toml", g.name)), report::gen_cluster_toml(&g)),
+                (models.join("mappings").join(format!("{}.toml", g.name)), report::gen_mapping_toml(&g)),
+            ];
+            for (path, text) in files.iter().take(if g.place.is_empty() { 2 } else { 3 }) {
+                if let Err(e) =
+                    path.parent().map(std::fs::create_dir_all).transpose().and_then(|_| std::fs::write(path, text))
+                {
+                    return usage(format!("cannot write {}: {e}", path.display()));
+                }
+                println!("{}", path.display());
+            }
+            ExitCode::SUCCESS
         }
         Cmd::Limit { app, cluster, param, frequency, range, set, jobs, time_limit, seed, format } => {
             limit_cmd(&app, &cluster, param, frequency, range, set, jobs, time_limit, seed, format)

@@ -4,11 +4,13 @@
 //! Graphviz (DOT), and as a mapping file `check` reads back. Units in output:
 //! times in milliseconds, frequencies in hertz, bandwidths in MB/s (10^6 bytes per second).
 
+mod gen;
 mod json;
 mod limit;
 mod solve;
 mod text;
 
+pub use gen::{gen_app_toml, gen_cluster_toml, gen_mapping_toml};
 pub use json::check_json;
 pub use limit::{limit_json, limit_text, Target};
 pub use solve::{mapping_dot, mapping_json, mapping_toml, solve_json, solve_text};

@@ -56,6 +56,8 @@ pub fn solve_json(app: &Application, cluster: &Cluster, o: &Outcome) -> Value {
         "bound": o.objective.map(|x| x.1),
         "stats": {
             "time_s": (o.stats.time_s * 1e6).round() / 1e6,
+            "build_s": (o.stats.build_s * 1e6).round() / 1e6,
+            "constraints": o.stats.constraints,
             "rejected_by_verifier": o.stats.rejected,
             "general_nogoods": o.stats.general_nogoods,
         },

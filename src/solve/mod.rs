@@ -46,6 +46,10 @@ impl Status {
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
     pub time_s: f64,
+    /// Time spent building the model.
+    pub build_s: f64,
+    /// Constraints posted per family (see ARCHITECTURE.md, "The CSP").
+    pub constraints: std::collections::BTreeMap<&'static str, usize>,
     /// Candidates the verifier rejected.
     pub rejected: usize,
     /// Nogoods derived from rejections (more general than the candidate itself).
@@ -190,6 +194,8 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
         };
     }
     let mut model = Model::build(app, cluster, &an, fix, &opts.build);
+    stats.build_s = start.elapsed().as_secs_f64();
+    stats.constraints = model.counts.clone();
     let obj = opts.minimize.and_then(|Objective::Nodes| model.nodes_objective(app, cluster, &an));
     let static_bound = nodes_lower_bound(app, cluster, &an);
     let mut brancher = model.solver.default_brancher();
