@@ -72,6 +72,8 @@ pub struct Model {
     pub tags: Vec<(ConstraintTag, String)>,
     /// Counts of posted constraints per family, for statistics.
     pub counts: std::collections::BTreeMap<&'static str, usize>,
+    /// Count variables: instances of group g on node n (from the loads pass).
+    cnt: std::collections::HashMap<(usize, u32), DomainId>,
 }
 
 /// Variables a solution is read from.
@@ -126,6 +128,7 @@ impl Model {
             x: Vec::new(),
             y: Vec::new(),
             tags: Vec::new(),
+            cnt: Default::default(),
             counts: Default::default(),
         };
         // A pass that finds the problem infeasible at the root stops the build: pumpkin creates
@@ -134,7 +137,12 @@ impl Model {
         let passes: [&dyn Fn(&mut Model); 7] = [
             &|m| m.connections(app, cluster, an, fix),
             &|m| m.traffic(app, cluster, an),
-            &|m| m.loads(app, cluster, an),
+            &|m| {
+                m.loads(app, cluster, an);
+                // Counting alone can refute the instance (more self-paced modules than CPUs):
+                // find out before building the large per-instance families.
+                let _ = m.solver.propagate_to_fixpoint();
+            },
             &|m| m.first_round(app, cluster, an),
             &|m| m.keep_up(app, cluster, an),
             &|m| m.requirements(app, cluster, an),
@@ -341,6 +349,7 @@ impl Model {
                 eq.push(cnt.scaled(-1));
                 self.solver.add_constraint(equals(eq, 0, tag)).post();
                 per_group[gi].push(cnt);
+                self.cnt.insert((gi, n.0), cnt);
                 w.push((load * S).floor() as i32);
                 terms.push(cnt);
             }
@@ -349,6 +358,34 @@ impl Model {
                 let tag = self.tag("loads", cluster.node(n).name.clone());
                 let t: Vec<_> = terms.iter().zip(&w).map(|(c, &k)| c.scaled(k)).collect();
                 self.solver.add_constraint(less_than_or_equals(t, (cpus * S) as i32, tag)).post();
+            }
+        }
+        // Self-paced modules (no synchronous input, no cycle) each need a CPU still idle at their
+        // turn, and take it: at most CPUs(n) of them per node. Implied by soundness (first round).
+        if !self.dec.pinned_cpu.iter().any(|p| p.is_some()) {
+            for n in (0..cluster.nodes.len() as u32).map(NodeId) {
+                let mut terms = Vec::new();
+                for (gi, g) in app.groups.iter().enumerate() {
+                    if !g.is_module {
+                        continue;
+                    }
+                    let here: Vec<ObjectId> = g.objects.iter().copied().filter(|&o| self.xl(o, n).is_some()).collect();
+                    let root = |o: ObjectId| {
+                        an.module_of[o.index()].is_some_and(|mi| an.inputs[mi].is_empty() && an.cycle_of[mi].is_none())
+                    };
+                    if !here.is_empty() && here.iter().all(|&o| root(o)) && self.cnt.contains_key(&(gi, n.0)) {
+                        terms.push(self.cnt[&(gi, n.0)].scaled(1));
+                    } else {
+                        for o in here.into_iter().filter(|&o| root(o)) {
+                            terms.push(self.xl(o, n).expect("domain").get_integer_variable().scaled(1));
+                        }
+                    }
+                }
+                let cpus = cluster.node(n).cpus as i32;
+                if terms.len() as i32 > cpus || terms.len() > 1 {
+                    let tag = self.tag("loads", format!("self-paced modules on {}", cluster.node(n).name));
+                    self.solver.add_constraint(less_than_or_equals(terms, cpus, tag)).post();
+                }
             }
         }
         for (gi, cnts) in per_group.into_iter().enumerate() {
