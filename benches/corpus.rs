@@ -32,7 +32,9 @@ fn bench_corpus(c: &mut Criterion) {
             let r = verify::check(&app, &cluster, o.mapping.as_ref().unwrap(), &perf::Options::default());
             assert_eq!(r.verdict, verify::Verdict::Sound);
         }
-        g.bench_function(format!("solve {name}"), |b| b.iter(|| solve::solve(black_box(&app), black_box(&cluster), None, &opts)));
+        g.bench_function(format!("solve {name}"), |b| {
+            b.iter(|| solve::solve(black_box(&app), black_box(&cluster), None, &opts))
+        });
     }
     g.finish();
 }

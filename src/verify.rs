@@ -166,11 +166,12 @@ fn placement(app: &Application, cluster: &Cluster, mapping: &Mapping, d: &mut Ve
     for e in app.graph.edge_indices() {
         let (s, t) = app.graph.edge_endpoints(e).expect("edge");
         let (ns, nt) = (mapping.node_of(s), mapping.node_of(t));
-        let cname = app.connections[app.graph[e].connection.ix()].name.clone();
+        let cname = || app.connections[app.graph[e].connection.ix()].name.clone();
         match mapping.route(e) {
             Route::Net(net) => {
                 for n in [ns, nt] {
                     if !cluster.on_network(n, net) {
+                        let cname = cname();
                         let key = (cname.clone(), format!("{}-{}", cluster.network(net).name, cluster.node(n).name));
                         let msg = format!(
                             "{} uses network {}, but node {} is not on it",
@@ -184,6 +185,7 @@ fn placement(app: &Application, cluster: &Cluster, mapping: &Mapping, d: &mut Ve
                 }
             }
             Route::Unreachable => {
+                let cname = cname();
                 let key = (cname.clone(), format!("unreachable {}-{}", cluster.node(ns).name, cluster.node(nt).name));
                 let msg = format!(
                     "{}: nodes {} and {} share no network",

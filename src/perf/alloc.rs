@@ -18,7 +18,6 @@
 use super::sync::SyncGraph;
 use super::{FirstRound, ModulePerf, Options, Schedule};
 use crate::model::{Cluster, Mapping, ObjectId};
-use std::collections::HashMap;
 
 pub(super) fn solve_schedule(
     sg: &SyncGraph,
@@ -28,12 +27,12 @@ pub(super) fn solve_schedule(
     opts: &Options,
 ) -> Schedule {
     let n = modules.len();
-    // Modules grouped by node, in module order.
+    // Modules grouped by node, in module order (nodes in order of their first module).
     let mut by_node: Vec<(u32, Vec<usize>)> = Vec::new();
     {
-        let mut idx: HashMap<u32, usize> = HashMap::new();
+        let mut slot: Vec<Option<usize>> = vec![None; cluster.nodes.len()];
         for (i, m) in modules.iter().enumerate() {
-            let k = *idx.entry(m.node.0).or_insert_with(|| {
+            let k = *slot[m.node.ix()].get_or_insert_with(|| {
                 by_node.push((m.node.0, Vec::new()));
                 by_node.len() - 1
             });
@@ -122,14 +121,15 @@ fn allocate(
 ) {
     // Thread of a module: its cycle, or itself.
     let thread = |m: usize| -> usize { sg.cycle_of[m].map(|c| usize::MAX - c).unwrap_or(m) };
-    // contribution[(cpu, thread)] = largest LD_c of that thread's members on that cpu.
-    let mut contrib: HashMap<(usize, usize), f64> = HashMap::new();
+    // contrib[cpu] = (thread, largest LD_c of that thread's members on that cpu), few per CPU.
+    let mut contrib: Vec<Vec<(usize, f64)>> = vec![Vec::new(); cpus];
     let mut cpuld = vec![0.0f64; cpus];
     for &m in order {
         let t = thread(m);
-        let seen = |cpu: usize, contrib: &HashMap<(usize, usize), f64>, cpuld: &[f64]| {
-            cpuld[cpu] - contrib.get(&(cpu, t)).copied().unwrap_or(0.0)
+        let own = |cpu: usize, contrib: &[Vec<(usize, f64)>]| {
+            contrib[cpu].iter().find(|x| x.0 == t).map(|x| x.1).unwrap_or(0.0)
         };
+        let seen = |cpu: usize, contrib: &[Vec<(usize, f64)>], cpuld: &[f64]| cpuld[cpu] - own(cpu, contrib);
         let p = match pinned[m] {
             Some(c) => c as usize,
             None => {
@@ -145,10 +145,13 @@ fn allocate(
         let free = (1.0 - seen(p, &contrib, &cpuld)).max(0.0);
         let ld = modules[m].ld;
         let ldc = free * ld;
-        let old = contrib.get(&(p, t)).copied().unwrap_or(0.0);
+        let old = own(p, &contrib);
         if ldc > old {
             cpuld[p] += ldc - old;
-            contrib.insert((p, t), ldc);
+            match contrib[p].iter_mut().find(|x| x.0 == t) {
+                Some(x) => x.1 = ldc,
+                None => contrib[p].push((t, ldc)),
+            }
         }
         modules[m].cpu = p as u32;
         modules[m].ldc = ldc;

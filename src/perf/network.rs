@@ -9,7 +9,6 @@ use super::ModulePerf;
 use crate::model::{Application, Cluster, EdgeId, FilterKind, Mapping, NetworkId, NodeId, ObjectId, Route};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
-use std::collections::BTreeMap;
 
 /// Traffic of one node on one network, each way (full duplex).
 #[derive(Clone, Debug, PartialEq)]
@@ -87,11 +86,10 @@ pub fn edge_rates(app: &Application, freq: &[f64]) -> Vec<f64> {
 
 /// eq 9 and 10 for every (node, network) pair with traffic.
 pub(super) fn links(app: &Application, cluster: &Cluster, mapping: &Mapping, rate: &[f64]) -> Vec<LinkUse> {
-    let mut map: BTreeMap<(NodeId, NetworkId), LinkUse> = BTreeMap::new();
+    let nets = cluster.networks.len();
+    let mut slots: Vec<Option<LinkUse>> = vec![None; cluster.nodes.len() * nets];
     for e in app.graph.edge_references() {
-        let Route::Net(net) = mapping.route(e.id()) else {
-            continue;
-        };
+        let Route::Net(net) = mapping.route(e.id()) else { continue };
         let bw = e.weight().volume * rate[e.id().index()];
         let cap = cluster.network(net).bandwidth;
         let blank = |node| LinkUse {
@@ -105,14 +103,15 @@ pub(super) fn links(app: &Application, cluster: &Cluster, mapping: &Mapping, rat
         };
         let s = mapping.node_of(e.source());
         let d = mapping.node_of(e.target());
-        let ls = map.entry((s, net)).or_insert_with(|| blank(s));
+        let ls = slots[s.ix() * nets + net.ix()].get_or_insert_with(|| blank(s));
         ls.send += bw;
         ls.send_edges.push(e.id());
-        let ld = map.entry((d, net)).or_insert_with(|| blank(d));
+        let ld = slots[d.ix() * nets + net.ix()].get_or_insert_with(|| blank(d));
         ld.recv += bw;
         ld.recv_edges.push(e.id());
     }
-    map.into_values().collect()
+    // In (node, network) order, as before.
+    slots.into_iter().flatten().collect()
 }
 
 /// L(P), eq 11: T_it of every module on the path plus Vol/BW + L of every non-local edge

@@ -47,18 +47,15 @@ impl SyncGraph {
         module_of: &[Option<usize>],
         n: usize,
     ) -> SyncGraph {
-        let inputs = static_inputs(app, module_of, n)
+        // Carry the communication time along each path; keep the slowest path per input.
+        let inputs = walk_inputs(app, module_of, n, 0.0f64, |c: &f64, e| c + comm_time(app, cluster, mapping, e))
             .into_iter()
             .map(|ins| {
                 ins.into_iter()
-                    .map(|x| SyncInput {
-                        source: x.source,
-                        ratio: x.ratio,
-                        comm: x
-                            .paths
-                            .iter()
-                            .map(|p| p.iter().map(|&e| comm_time(app, cluster, mapping, e)).sum::<f64>())
-                            .fold(0.0, f64::max),
+                    .map(|(source, ratio, comms)| SyncInput {
+                        source,
+                        ratio,
+                        comm: comms.into_iter().fold(0.0, f64::max),
                     })
                     .collect()
             })
@@ -157,16 +154,34 @@ pub struct StaticInput {
 /// Synchronous inputs of every module (indexed as `module_of`), found by walking FIFO edges
 /// backwards through non-greedy filters.
 pub fn static_inputs(app: &Application, module_of: &[Option<usize>], n: usize) -> Vec<Vec<StaticInput>> {
+    walk_inputs(app, module_of, n, Vec::new(), |p: &Vec<EdgeId>, e| {
+        let mut p = p.clone();
+        p.push(e);
+        p
+    })
+    .into_iter()
+    .map(|ins| ins.into_iter().map(|(source, ratio, paths)| StaticInput { source, ratio, paths }).collect())
+    .collect()
+}
+
+/// The walk behind `static_inputs`, generic in what is carried along a path: `step` extends the
+/// carried value by one edge. Returns, per module, (source module, ratio, the carried value of
+/// every path from that source).
+fn walk_inputs<T: Clone>(
+    app: &Application,
+    module_of: &[Option<usize>],
+    n: usize,
+    init: T,
+    step: impl Fn(&T, EdgeId) -> T,
+) -> Vec<Vec<(usize, f64, Vec<T>)>> {
     use petgraph::visit::EdgeRef;
     let g = &app.graph;
-    let mut inputs: Vec<Vec<StaticInput>> = vec![Vec::new(); n];
+    let mut inputs: Vec<Vec<(usize, f64, Vec<T>)>> = vec![Vec::new(); n];
     for m in app.modules() {
-        let Some(mi) = module_of[m.index()] else {
-            continue;
-        };
-        let mut stack: Vec<(crate::model::ObjectId, f64, Vec<EdgeId>)> = vec![(m, 1.0, Vec::new())];
+        let Some(mi) = module_of[m.index()] else { continue };
+        let mut stack: Vec<(crate::model::ObjectId, f64, T)> = vec![(m, 1.0, init.clone())];
         let mut guard = 0usize;
-        while let Some((o, ratio, path)) = stack.pop() {
+        while let Some((o, ratio, carried)) = stack.pop() {
             guard += 1;
             if guard > 1_000_000 {
                 break;
@@ -176,27 +191,24 @@ pub fn static_inputs(app: &Application, module_of: &[Option<usize>], n: usize) -
                     continue;
                 }
                 let s = e.source();
-                let mut p = path.clone();
-                p.push(e.id());
+                let next = step(&carried, e.id());
                 match g[s].filter() {
                     None => {
-                        let Some(si) = module_of[s.index()] else {
-                            continue;
-                        };
-                        match inputs[mi].iter_mut().find(|x| x.source == si) {
+                        let Some(si) = module_of[s.index()] else { continue };
+                        match inputs[mi].iter_mut().find(|x| x.0 == si) {
                             Some(x) => {
-                                x.ratio = x.ratio.max(ratio);
-                                x.paths.push(p);
+                                x.1 = x.1.max(ratio);
+                                x.2.push(next);
                             }
-                            None => inputs[mi].push(StaticInput { source: si, ratio, paths: vec![p] }),
+                            None => inputs[mi].push((si, ratio, vec![next])),
                         }
                     }
                     Some(FilterKind::Greedy) => {}
-                    Some(k) => stack.push((s, ratio * k.ratio() as f64, p)),
+                    Some(k) => stack.push((s, ratio * k.ratio() as f64, next)),
                 }
             }
         }
-        inputs[mi].sort_by_key(|x| x.source);
+        inputs[mi].sort_by_key(|x| x.0);
     }
     inputs
 }
