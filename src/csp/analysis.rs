@@ -145,6 +145,19 @@ impl Analysis {
         }
     }
 
+    /// A lower bound on the total load of all modules, each on its lightest allowed node.
+    pub fn total_load_lo(&self, app: &Application, cluster: &Cluster) -> f64 {
+        (0..self.modules.len())
+            .map(|mi| {
+                self.domain[self.modules[mi].index()]
+                    .iter()
+                    .map(|&n| self.load_lo(app, cluster, mi, n))
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .filter(|x| x.is_finite())
+            .sum()
+    }
+
     pub fn constant_pace(&self, mi: usize) -> bool {
         self.tit_lo[mi] == self.tit_hi[mi]
     }

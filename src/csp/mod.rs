@@ -690,15 +690,7 @@ impl Model {
         let mut t: Vec<_> = used.iter().map(|(_, u)| u.get_integer_variable().scaled(1)).collect();
         t.push(obj.scaled(-1));
         self.solver.add_constraint(equals(t, 0, tag)).post();
-        let load: f64 = (0..an.modules.len())
-            .map(|mi| {
-                an.domain[an.modules[mi].index()]
-                    .iter()
-                    .map(|&n| an.load_lo(app, cluster, mi, n))
-                    .fold(f64::INFINITY, f64::min)
-            })
-            .filter(|x| x.is_finite())
-            .sum();
+        let load = an.total_load_lo(app, cluster);
         if used.is_empty() {
             return Some(obj); // nothing to place: 0 nodes
         }

@@ -136,15 +136,7 @@ impl Stop {
 /// possible node, and the fewest nodes whose CPUs hold the total load.
 fn nodes_lower_bound(app: &Application, cluster: &Cluster, an: &Analysis) -> i64 {
     let pinned: std::collections::BTreeSet<_> = an.domain.iter().filter(|d| d.len() == 1).map(|d| d[0]).collect();
-    let load: f64 = (0..an.modules.len())
-        .map(|mi| {
-            an.domain[an.modules[mi].index()]
-                .iter()
-                .map(|&n| an.load_lo(app, cluster, mi, n))
-                .fold(f64::INFINITY, f64::min)
-        })
-        .filter(|x| x.is_finite())
-        .sum();
+    let load = an.total_load_lo(app, cluster);
     let mut cpus: Vec<f64> = cluster.nodes.iter().map(|n| n.cpus as f64).collect();
     cpus.sort_by(|a, b| b.total_cmp(a));
     let mut acc = 0.0;
