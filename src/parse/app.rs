@@ -124,6 +124,9 @@ fn count(s: &Scalar, vars: &BTreeMap<String, f64>) -> Result<usize, String> {
     Ok(v as usize)
 }
 
+/// Upper bound on instance-level edges (connections and MPI exchanges together).
+const MAX_EDGES: usize = 5_000_000;
+
 const RESERVED: &[&str] = &["instances", "from_instances", "to_instances"];
 
 /// Parses and validates an application description. `file` names it in errors.
@@ -380,6 +383,18 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
         let cid = ConnectionId(connections.len() as u32);
         conn_names.insert(name.clone(), cid.ix());
         let mut edges = Vec::new();
+        let expanded = match pattern {
+            Pattern::AllToAll => from.len().saturating_mul(to.len()),
+            _ => from.len().max(to.len()),
+        };
+        if expanded.saturating_add(graph.edge_count()) > MAX_EDGES {
+            sink.push(
+                ln(c.from.span()),
+                &item,
+                format!("expands to {expanded} edges; flowmap handles at most {MAX_EDGES} in all"),
+            );
+            continue;
+        }
         let pairs: Vec<(ObjectId, ObjectId)> = match pattern {
             Pattern::OneToOne => from.iter().copied().zip(to.iter().copied()).collect(),
             Pattern::AllToAll => from.iter().flat_map(|&a| to.iter().map(move |&b| (a, b))).collect(),
@@ -420,6 +435,10 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
         };
         let objs = g.objects.clone();
         let n = objs.len();
+        if mpi.get_ref().pattern == "all-to-all" && n.saturating_mul(n).saturating_add(graph.edge_count()) > MAX_EDGES {
+            sink.push(ln(mpi.span()), &item, format!("mpi all-to-all among {n} instances expands to {} edges; flowmap handles at most {MAX_EDGES} in all", n * n - n));
+            continue;
+        }
         let pairs: Vec<(usize, usize)> = match mpi.get_ref().pattern.as_str() {
             "all-to-all" => (0..n).flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j))).collect(),
             "ring" if n >= 2 => {
