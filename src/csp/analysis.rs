@@ -158,6 +158,12 @@ impl Analysis {
             .sum()
     }
 
+    /// Modules that pace themselves outside cycles: each takes an idle CPU of its own in the
+    /// first allocation round (so a sound mapping's nodes have at least this many CPUs).
+    pub fn self_paced(&self) -> usize {
+        (0..self.modules.len()).filter(|&mi| self.inputs[mi].is_empty() && self.cycle_of[mi].is_none()).count()
+    }
+
     pub fn constant_pace(&self, mi: usize) -> bool {
         self.tit_lo[mi] == self.tit_hi[mi]
     }

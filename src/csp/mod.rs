@@ -694,6 +694,12 @@ impl Model {
         if used.is_empty() {
             return Some(obj); // nothing to place: 0 nodes
         }
+        if !self.dec.pinned_cpu.iter().any(|p| p.is_some()) {
+            let tag = self.tag("objective", "used CPUs give every self-paced module its own".into());
+            let t: Vec<_> =
+                used.iter().map(|(n, u)| u.get_integer_variable().scaled(-(cluster.node(*n).cpus as i32))).collect();
+            self.solver.add_constraint(less_than_or_equals(t, -(an.self_paced() as i32), tag)).post();
+        }
         let tag = self.tag("objective", "used CPUs hold the total load".into());
         let t: Vec<_> = used
             .iter()

@@ -134,14 +134,18 @@ impl Stop {
 
 /// A proven lower bound on the nodes any mapping uses: distinct nodes of objects with a single
 /// possible node, and the fewest nodes whose CPUs hold the total load.
-fn nodes_lower_bound(app: &Application, cluster: &Cluster, an: &Analysis) -> i64 {
+fn nodes_lower_bound(app: &Application, cluster: &Cluster, an: &Analysis, fix_pins_cpu: bool) -> i64 {
     let pinned: std::collections::BTreeSet<_> = an.domain.iter().filter(|d| d.len() == 1).map(|d| d[0]).collect();
     let load = an.total_load_lo(app, cluster);
     let mut cpus: Vec<f64> = cluster.nodes.iter().map(|n| n.cpus as f64).collect();
     cpus.sort_by(|a, b| b.total_cmp(a));
+    // CPUs needed: the total load, and one each for the self-paced modules (unless CPUs are
+    // pinned by hand, when the scheduler does not choose).
+    let pinned_cpu = fix_pins_cpu;
+    let need = if pinned_cpu { load } else { load.max(an.self_paced() as f64) };
     let mut acc = 0.0;
     let mut k = 0;
-    while acc < load * (1.0 - 1e-9) && k < cpus.len() {
+    while acc < need * (1.0 - 1e-9) && k < cpus.len() {
         acc += cpus[k];
         k += 1;
     }
@@ -189,7 +193,12 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     stats.build_s = start.elapsed().as_secs_f64();
     stats.constraints = model.counts.clone();
     let obj = opts.minimize.and_then(|Objective::Nodes| model.nodes_objective(app, cluster, &an));
-    let static_bound = nodes_lower_bound(app, cluster, &an);
+    let static_bound = nodes_lower_bound(
+        app,
+        cluster,
+        &an,
+        fix.is_some_and(|f| f.placement.iter().any(|p| p.is_some_and(|p| p.cpu.is_some()))),
+    );
     let mut brancher = model.solver.default_brancher();
     let mut resolver = ResolutionResolver::default();
     let mut term = Stop::new(opts);
