@@ -48,18 +48,17 @@ impl SyncGraph {
         n: usize,
     ) -> SyncGraph {
         // Carry the communication time along each path; keep the slowest path per input.
-        let inputs = walk_inputs(app, module_of, n, 0.0f64, |c: &f64, e| c + comm_time(app, cluster, mapping, e))
-            .into_iter()
-            .map(|ins| {
-                ins.into_iter()
-                    .map(|(source, ratio, comms)| SyncInput {
-                        source,
-                        ratio,
-                        comm: comms.into_iter().fold(0.0, f64::max),
-                    })
-                    .collect()
-            })
-            .collect();
+        let inputs = walk_inputs(
+            app,
+            module_of,
+            n,
+            0.0f64,
+            |c: &f64, e| c + comm_time(app, cluster, mapping, e),
+            |best: &mut f64, c| *best = best.max(c),
+        )
+        .into_iter()
+        .map(|ins| ins.into_iter().map(|(source, ratio, comm)| SyncInput { source, ratio, comm }).collect())
+        .collect();
         SyncGraph::from_inputs(inputs)
     }
 
@@ -154,32 +153,42 @@ pub struct StaticInput {
 /// Synchronous inputs of every module (indexed as `module_of`), found by walking FIFO edges
 /// backwards through non-greedy filters.
 pub fn static_inputs(app: &Application, module_of: &[Option<usize>], n: usize) -> Vec<Vec<StaticInput>> {
-    walk_inputs(app, module_of, n, Vec::new(), |p: &Vec<EdgeId>, e| {
-        let mut p = p.clone();
-        p.push(e);
-        p
-    })
+    walk_inputs(
+        app,
+        module_of,
+        n,
+        Vec::new(),
+        |p: &Vec<EdgeId>, e| {
+            let mut p = p.clone();
+            p.push(e);
+            p
+        },
+        |paths: &mut Vec<Vec<EdgeId>>, p| paths.push(p),
+    )
     .into_iter()
     .map(|ins| ins.into_iter().map(|(source, ratio, paths)| StaticInput { source, ratio, paths }).collect())
     .collect()
 }
 
 /// The walk behind `static_inputs`, generic in what is carried along a path: `step` extends the
-/// carried value by one edge. Returns, per module, (source module, ratio, the carried value of
-/// every path from that source).
-fn walk_inputs<T: Clone>(
+/// carried value by one edge, `fold` gathers the values of the paths from one source. Returns,
+/// per module, (source module, ratio, gathered value).
+fn walk_inputs<T: Clone, A: Default>(
     app: &Application,
     module_of: &[Option<usize>],
     n: usize,
     init: T,
     step: impl Fn(&T, EdgeId) -> T,
-) -> Vec<Vec<(usize, f64, Vec<T>)>> {
+    fold: impl Fn(&mut A, T),
+) -> Vec<Vec<(usize, f64, A)>> {
     use petgraph::visit::EdgeRef;
     let g = &app.graph;
-    let mut inputs: Vec<Vec<(usize, f64, Vec<T>)>> = vec![Vec::new(); n];
+    let mut inputs: Vec<Vec<(usize, f64, A)>> = (0..n).map(|_| Vec::new()).collect();
+    let mut stack: Vec<(crate::model::ObjectId, f64, T)> = Vec::new();
     for m in app.modules() {
         let Some(mi) = module_of[m.index()] else { continue };
-        let mut stack: Vec<(crate::model::ObjectId, f64, T)> = vec![(m, 1.0, init.clone())];
+        stack.clear();
+        stack.push((m, 1.0, init.clone()));
         let mut guard = 0usize;
         while let Some((o, ratio, carried)) = stack.pop() {
             guard += 1;
@@ -195,13 +204,16 @@ fn walk_inputs<T: Clone>(
                 match g[s].filter() {
                     None => {
                         let Some(si) = module_of[s.index()] else { continue };
-                        match inputs[mi].iter_mut().find(|x| x.0 == si) {
-                            Some(x) => {
-                                x.1 = x.1.max(ratio);
-                                x.2.push(next);
+                        let ins = &mut inputs[mi];
+                        let k = match ins.iter().position(|x| x.0 == si) {
+                            Some(k) => k,
+                            None => {
+                                ins.push((si, ratio, A::default()));
+                                ins.len() - 1
                             }
-                            None => inputs[mi].push((si, ratio, vec![next])),
-                        }
+                        };
+                        ins[k].1 = ins[k].1.max(ratio);
+                        fold(&mut ins[k].2, next);
                     }
                     Some(FilterKind::Greedy) => {}
                     Some(k) => stack.push((s, ratio * k.ratio() as f64, next)),
