@@ -88,6 +88,9 @@ enum Cmd {
         /// Find a mapping that minimises this and prove it optimal (or report best and bound).
         #[arg(long, value_enum)]
         minimize: Option<MinimizeArg>,
+        /// Skip the greedy warm start: search with the CSP from the first candidate.
+        #[arg(long)]
+        no_warm_start: bool,
     },
     /// Generate a synthetic instance (application, cluster, planted mapping), seeded.
     Gen {
@@ -309,6 +312,7 @@ fn main() -> ExitCode {
             no_symmetry,
             no_filter_locality,
             minimize,
+            no_warm_start,
         } => {
             let (app, cluster) = match load(&app, &cluster, &set) {
                 Ok(x) => x,
@@ -326,11 +330,17 @@ fn main() -> ExitCode {
             }
             let opts = SolveOptions {
                 time_limit: time_limit.map(Duration::from_secs_f64),
-                build: BuildOptions { symmetry: !no_symmetry, filter_locality: !no_filter_locality, seed },
+                build: BuildOptions {
+                    symmetry: !no_symmetry,
+                    filter_locality: !no_filter_locality,
+                    seed,
+                    ..Default::default()
+                },
                 perf: perf::Options::default(),
                 minimize: minimize.map(|MinimizeArg::Nodes| Objective::Nodes),
                 stop: Some(stop_flag()),
                 progress: progress_display(),
+                warm_start: !no_warm_start,
             };
             let outcome = solve::solve(&app, &cluster, fix.as_ref(), &opts);
             match format {

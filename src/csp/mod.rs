@@ -15,6 +15,7 @@
 //!   node n on network k" [Cin/Cout x Loc], summed per link [bw = F x Vol].
 
 pub mod analysis;
+pub mod rows;
 
 pub use analysis::Analysis;
 
@@ -42,11 +43,15 @@ pub struct BuildOptions {
     /// A filter sits on the node of one of its sources or destinations (CP paper, Section 4.2).
     pub filter_locality: bool,
     pub seed: u64,
+    /// Above this many terms, first-round rows are posted as prefix chains instead, and keep-up
+    /// rows are left out (redundant with the verifier, which rejects what they would prune); at
+    /// 1,000 modules on 256 nodes the rows would hold hundreds of millions of terms.
+    pub max_row_terms: usize,
 }
 
 impl Default for BuildOptions {
     fn default() -> Self {
-        BuildOptions { symmetry: true, filter_locality: true, seed: 42 }
+        BuildOptions { symmetry: true, filter_locality: true, seed: 42, max_row_terms: 5_000_000 }
     }
 }
 
@@ -74,6 +79,10 @@ pub struct Model {
     pub counts: std::collections::BTreeMap<&'static str, usize>,
     /// Count variables: instances of group g on node n (from the loads pass).
     cnt: std::collections::HashMap<(usize, u32), DomainId>,
+    /// Per node: the literal "some object is on it" (symmetry and objective share it).
+    used: std::collections::HashMap<u32, Literal>,
+    /// Optional families left out because they would be too large.
+    pub skipped: Vec<&'static str>,
 }
 
 /// Variables a solution is read from.
@@ -97,7 +106,9 @@ impl Model {
     }
 
     fn xl(&self, o: ObjectId, n: NodeId) -> Option<Literal> {
-        self.x[o.index()].iter().find(|(m, _)| *m == n).map(|(_, l)| *l)
+        // Domains are ascending.
+        let x = &self.x[o.index()];
+        x.binary_search_by_key(&n, |(m, _)| *m).ok().map(|i| x[i].1)
     }
 
     fn yl(&self, e: EdgeId, k: NetworkId) -> Option<Literal> {
@@ -130,6 +141,8 @@ impl Model {
             tags: Vec::new(),
             cnt: Default::default(),
             counts: Default::default(),
+            skipped: Vec::new(),
+            used: Default::default(),
         };
         // A pass that finds the problem infeasible at the root stops the build: pumpkin creates
         // no variables in an inconsistent state, and the first solve reports it.
@@ -143,8 +156,8 @@ impl Model {
                 // find out before building the large per-instance families.
                 let _ = m.solver.propagate_to_fixpoint();
             },
-            &|m| m.first_round(app, cluster, an),
-            &|m| m.keep_up(app, cluster, an),
+            &|m| m.first_round(app, cluster, an, opts.max_row_terms),
+            &|m| m.keep_up(app, cluster, an, opts.max_row_terms),
             &|m| m.requirements(app, cluster, an),
             &|m| {
                 if opts.filter_locality {
@@ -401,39 +414,41 @@ impl Model {
     /// cycle) keeps T_cexec = T_exec only if it finds an idle CPU, that is, if fewer than
     /// CPUs(n) threads come before it in the node's order (decreasing T_I/O). Counting only the
     /// modules that come before it in every mapping keeps this a relaxation. Skipped when a CPU is
-    /// pinned by hand (the scheduler then does not choose).
-    fn first_round(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) {
+    /// pinned by hand (the scheduler then does not choose), and when its rows would exceed
+    /// `max_row_terms` (the verifier then rejects what it would have pruned).
+    fn first_round(&mut self, app: &Application, cluster: &Cluster, an: &Analysis, max_terms: usize) {
         if self.dec.pinned_cpu.iter().any(|p| p.is_some()) {
             return;
         }
-        for (r, &ro) in an.modules.iter().enumerate() {
-            if !an.inputs[r].is_empty() || an.cycle_of[r].is_some() {
-                continue;
+        // Rows when they are small enough (pumpkin's search does best without extra integer
+        // variables); otherwise the same constraints in O(modules) per node, as prefix chains.
+        if let Some(rows) = rows::first_round_rows(app, cluster, an, max_terms) {
+            return self.post_rows(app, cluster, rows);
+        }
+        for ch in rows::first_round_chains(app, cluster, an) {
+            if self.dead() {
+                return;
             }
-            for &n in &an.domain[ro.index()].clone() {
-                let cpus = cluster.node(n).cpus as usize;
-                let (kr, _) = an.key(app, cluster, r, n);
-                let mut before = Vec::new();
-                for (j, &jo) in an.modules.iter().enumerate() {
-                    if j == r || an.cycle_of[j].is_some() {
-                        continue;
-                    }
-                    let Some(xj) = self.xl(jo, n) else { continue };
-                    let (lo, hi) = an.key(app, cluster, j, n);
-                    let surely_before = lo > kr || (lo == hi && lo == kr && jo < ro);
-                    if surely_before {
-                        before.push(xj);
-                    }
+            // prefix[i] = number of order[..i] on the node.
+            let tag = self.tag("first-round", format!("allocation order on {}", cluster.node(ch.node).name));
+            let last = ch.checks.last().expect("non-empty").0;
+            let mut prefix: Vec<DomainId> = Vec::with_capacity(last + 1);
+            for (i, &o) in ch.order[..last].iter().enumerate() {
+                let x = self.xl(o, ch.node).expect("domain").get_integer_variable();
+                let p = self.solver.new_bounded_integer(0, i as i32 + 1);
+                let mut t = vec![p.scaled(1), x.scaled(-1)];
+                if let Some(&q) = prefix.last() {
+                    t.push(q.scaled(-1));
                 }
-                if before.len() < cpus {
-                    continue;
-                }
-                let xr = self.xl(ro, n).expect("domain");
-                let tag =
-                    self.tag("first-round", format!("{} idle CPU on {}", app.object(ro).name, cluster.node(n).name));
-                let ones = vec![1; before.len()];
+                self.solver.add_constraint(equals(t, 0, tag)).post();
+                prefix.push(p);
+            }
+            for &(pos, r) in &ch.checks {
+                let tag = self
+                    .tag("first-round", format!("{} idle CPU on {}", app.object(r).name, cluster.node(ch.node).name));
+                let xr = self.xl(r, ch.node).expect("domain");
                 self.solver
-                    .add_constraint(boolean_less_than_or_equals(ones, before, cpus as i32 - 1, tag))
+                    .add_constraint(less_than_or_equals(vec![prefix[pos - 1].scaled(1)], ch.cap, tag))
                     .implied_by(xr);
             }
         }
@@ -444,49 +459,35 @@ impl Model {
     /// threads precede it, every CPU carries at least the load LD of its first thread, so if all
     /// the modules before it are heavier than 1 - u, at most CPUs(n) - 1 of them may precede it.
     /// Any other module that might come first (lighter, in a cycle, or of uncertain order)
-    /// switches the constraint off (big-M), which keeps it a relaxation.
-    fn keep_up(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) {
+    /// switches the constraint off (big-M), which keeps it a relaxation. Skipped as `first_round`.
+    fn keep_up(&mut self, app: &Application, cluster: &Cluster, an: &Analysis, max_terms: usize) {
         if self.dec.pinned_cpu.iter().any(|p| p.is_some()) {
             return;
         }
-        for (mi, &mo) in an.modules.iter().enumerate() {
-            if an.inputs[mi].is_empty() || an.cycle_of[mi].is_some() {
-                continue;
+        match rows::keep_up_rows(app, cluster, an, max_terms) {
+            Some(rows) => self.post_rows(app, cluster, rows),
+            None => self.skipped.push("keep-up"),
+        }
+    }
+
+    /// Posts count rows: `x[object][node]` implies Σ heavy − |heavy| · Σ light <= cap.
+    fn post_rows(&mut self, app: &Application, cluster: &Cluster, rows: Vec<rows::CountRow>) {
+        for r in rows {
+            if self.dead() {
+                return;
             }
-            let in_min_hi = an.inputs[mi].iter().map(|x| x.ratio * an.tit_hi[x.source]).fold(f64::INFINITY, f64::min);
-            for &n in &an.domain[mo.index()].clone() {
-                let cpus = cluster.node(n).cpus as i32;
-                let (texec, _) = an.costs(app, cluster, mi, n);
-                let u_lo = texec / in_min_hi;
-                let (klo, khi) = an.key(app, cluster, mi, n);
-                let (mut heavy, mut light) = (Vec::new(), Vec::new());
-                for (j, &jo) in an.modules.iter().enumerate() {
-                    if j == mi {
-                        continue;
-                    }
-                    let Some(xj) = self.xl(jo, n) else { continue };
-                    let (lo, hi) = an.key(app, cluster, j, n);
-                    let surely_before = lo > khi || (lo == hi && klo == khi && lo == klo && jo < mo);
-                    let maybe_before =
-                        hi > klo || (hi == klo && jo < mo) || an.cycle_of[j].is_some() || !(lo == hi && klo == khi);
-                    let (_, ld) = an.costs(app, cluster, j, n);
-                    if surely_before && an.cycle_of[j].is_none() && ld > 1.0 - u_lo {
-                        heavy.push(xj);
-                    } else if maybe_before {
-                        light.push(xj);
-                    }
-                }
-                if (heavy.len() as i32) < cpus {
-                    continue;
-                }
-                let big = heavy.len() as i32;
-                let xm = self.xl(mo, n).expect("domain");
-                let tag = self.tag("keep-up", format!("{} on {}", app.object(mo).name, cluster.node(n).name));
-                let mut w = vec![1; heavy.len()];
-                w.extend(std::iter::repeat_n(-big, light.len()));
-                heavy.extend(light);
-                self.solver.add_constraint(boolean_less_than_or_equals(w, heavy, cpus - 1, tag)).implied_by(xm);
-            }
+            let what = match r.family {
+                "first-round" => format!("{} idle CPU on {}", app.object(r.object).name, cluster.node(r.node).name),
+                _ => format!("{} on {}", app.object(r.object).name, cluster.node(r.node).name),
+            };
+            let tag = self.tag(r.family, what);
+            let big = r.heavy.len() as i32;
+            let mut w = vec![1; r.heavy.len()];
+            w.extend(std::iter::repeat_n(-big, r.light.len()));
+            let lits: Vec<Literal> =
+                r.heavy.iter().chain(&r.light).map(|&o| self.xl(o, r.node).expect("domain")).collect();
+            let xm = self.xl(r.object, r.node).expect("domain");
+            self.solver.add_constraint(boolean_less_than_or_equals(w, lits, r.cap, tag)).implied_by(xm);
         }
     }
 
@@ -645,13 +646,11 @@ impl Model {
             prev_of_class.insert(first, i);
             let (a, b) = (NodeId(prev as u32), NodeId(i as u32));
             let tag = self.tag("symmetry", format!("{} used before {}", cluster.node(a).name, cluster.node(b).name));
-            // used(b) -> used(a): for every object o placed on b, some object is on a.
-            let on_a: Vec<Literal> = app.graph.node_indices().filter_map(|o| self.xl(o, a)).collect();
+            // used(b) -> used(a): for every object o placed on b, a is used.
+            let Some(ua) = self.used_literal(app, a, tag) else { continue };
             for o in app.graph.node_indices() {
                 if let Some(xb) = self.xl(o, b) {
-                    let mut c = vec![!xb];
-                    c.extend(on_a.iter().copied());
-                    self.post_clause(c, tag);
+                    self.post_clause(vec![!xb, ua], tag);
                 }
             }
         }
@@ -666,21 +665,12 @@ impl Model {
         let tag = self.tag("objective", "nodes used".into());
         let mut used = Vec::new();
         for n in (0..cluster.nodes.len() as u32).map(NodeId) {
-            let here: Vec<Literal> = app.graph.node_indices().filter_map(|o| self.xl(o, n)).collect();
-            if here.is_empty() {
-                continue;
-            }
             if self.dead() {
                 return None;
             }
-            let u = self.solver.new_literal();
-            for &x in &here {
-                self.post_clause(vec![!x, u], tag);
+            if let Some(u) = self.used_literal(app, n, tag) {
+                used.push((n, u));
             }
-            let mut c = vec![!u];
-            c.extend(here);
-            self.post_clause(c, tag);
-            used.push((n, u));
         }
         let total = used.len() as i32;
         if self.dead() {
@@ -707,6 +697,26 @@ impl Model {
             .collect();
         self.solver.add_constraint(less_than_or_equals(t, -((load * S).floor() as i32), tag)).post();
         Some(obj)
+    }
+
+    /// A literal true iff some object is on node `n` (created once; None if no object may be).
+    fn used_literal(&mut self, app: &Application, n: NodeId, tag: ConstraintTag) -> Option<Literal> {
+        if let Some(&u) = self.used.get(&n.0) {
+            return Some(u);
+        }
+        let here: Vec<Literal> = app.graph.node_indices().filter_map(|o| self.xl(o, n)).collect();
+        if here.is_empty() {
+            return None;
+        }
+        let u = self.solver.new_literal();
+        for &x in &here {
+            self.post_clause(vec![!x, u], tag);
+        }
+        let mut c = vec![!u];
+        c.extend(here);
+        self.post_clause(c, tag);
+        self.used.insert(n.0, u);
+        Some(u)
     }
 
     /// Keeps only solutions with `obj <= k` from now on.

@@ -60,6 +60,10 @@ pub fn solve_json(app: &Application, cluster: &Cluster, o: &Outcome) -> Value {
             "constraints": o.stats.constraints,
             "rejected_by_verifier": o.stats.rejected,
             "general_nogoods": o.stats.general_nogoods,
+            "greedy_s": (o.stats.greedy_s * 1e6).round() / 1e6,
+            "greedy_nodes": o.stats.greedy_nodes,
+            "found_by": o.stats.found_by,
+            "skipped_families": o.stats.skipped,
         },
     })
 }
@@ -95,6 +99,12 @@ pub fn solve_text(app: &Application, cluster: &Cluster, o: &Outcome) -> String {
     }
     let _ =
         writeln!(out, "\nSearch: {:.3} s, {} candidate(s) rejected by the verifier", o.stats.time_s, o.stats.rejected);
+    if let Some(by) = o.stats.found_by {
+        let _ = writeln!(out, "Mapping found by: {by}");
+    }
+    if !o.stats.skipped.is_empty() {
+        let _ = writeln!(out, "Left out of the CSP as too large: {}", o.stats.skipped.join(", "));
+    }
     out
 }
 

@@ -5,6 +5,7 @@
 //! on, and the outcome values (`Status`). Every mapping it returns has passed the verifier;
 //! `Infeasible` is returned only when pumpkin proved that no candidate is left.
 
+pub mod greedy;
 pub mod limit;
 mod nogood;
 
@@ -54,6 +55,14 @@ pub struct Stats {
     pub rejected: usize,
     /// Nogoods derived from rejections (more general than the candidate itself).
     pub general_nogoods: usize,
+    /// Time spent in the greedy warm start (construction and improvement).
+    pub greedy_s: f64,
+    /// Nodes used by the greedy warm start's sound mapping, if it found one.
+    pub greedy_nodes: Option<i64>,
+    /// Who found the mapping returned: "greedy" or "search".
+    pub found_by: Option<&'static str>,
+    /// Optional CSP families left out because they would be too large.
+    pub skipped: Vec<&'static str>,
 }
 
 #[derive(Clone, Debug)]
@@ -91,7 +100,7 @@ pub struct Progress {
     pub probes: usize,
 }
 
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct SolveOptions {
     pub time_limit: Option<Duration>,
     pub build: BuildOptions,
@@ -101,6 +110,22 @@ pub struct SolveOptions {
     pub stop: Option<Arc<AtomicBool>>,
     /// Called after each candidate; must be cheap.
     pub progress: Option<ProgressFn>,
+    /// Try the greedy mapper (`greedy`) before the search.
+    pub warm_start: bool,
+}
+
+impl Default for SolveOptions {
+    fn default() -> Self {
+        SolveOptions {
+            time_limit: None,
+            build: BuildOptions::default(),
+            perf: perf::Options::default(),
+            minimize: None,
+            stop: None,
+            progress: None,
+            warm_start: true,
+        }
+    }
 }
 
 impl std::fmt::Debug for SolveOptions {
@@ -189,25 +214,19 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             stats,
         };
     }
-    let mut model = Model::build(app, cluster, &an, fix, &opts.build);
-    stats.build_s = start.elapsed().as_secs_f64();
-    stats.constraints = model.counts.clone();
-    let obj = opts.minimize.and_then(|Objective::Nodes| model.nodes_objective(app, cluster, &an));
+    let mut term = Stop::new(opts);
     let static_bound = nodes_lower_bound(
         app,
         cluster,
         &an,
         fix.is_some_and(|f| f.placement.iter().any(|p| p.is_some_and(|p| p.cpu.is_some()))),
     );
-    let mut brancher = model.solver.default_brancher();
-    let mut resolver = ResolutionResolver::default();
-    let mut term = Stop::new(opts);
-    let mut best: Option<(Mapping, Report, i64)> = None;
+    let minimizing = opts.minimize.is_some();
     let finish = |status: Status, best: Option<(Mapping, Report, i64)>, bound: i64, mut stats: Stats| {
         stats.time_s = start.elapsed().as_secs_f64();
         let objective = best
             .as_ref()
-            .filter(|_| obj.is_some())
+            .filter(|_| minimizing)
             .map(|b| (b.2, if status == Status::Optimal { b.2 } else { bound.min(b.2) }));
         let (mapping, report) = match best {
             Some((m, r, _)) => (Some(m), Some(r)),
@@ -215,6 +234,40 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
         };
         Outcome { status, mapping, report, reasons: vec![], objective, stats }
     };
+    // Warm start: a verified greedy mapping answers a feasibility question at once, and gives
+    // minimisation its first incumbent.
+    let mut best: Option<(Mapping, Report, i64)> = None;
+    if opts.warm_start && !term.should_stop() {
+        let t = Instant::now();
+        let cx = greedy::Ctx { app, cluster, an: &an, fix, popts: &opts.perf };
+        if let Some(g) = greedy::best(cx, minimizing) {
+            let g = if minimizing { greedy::improve(cx, g, static_bound, &mut || term.should_stop()) } else { g };
+            let k = nodes_used(&g.0);
+            stats.greedy_nodes = Some(k);
+            stats.found_by = Some("greedy");
+            best = Some((g.0, g.1, k));
+        }
+        stats.greedy_s = t.elapsed().as_secs_f64();
+        match &best {
+            Some(_) if !minimizing => return finish(Status::Feasible, best, 0, stats),
+            Some(b) if b.2 <= static_bound => return finish(Status::Optimal, best, static_bound, stats),
+            _ => {}
+        }
+        if term.should_stop() {
+            let status = if best.is_some() { Status::Feasible } else { Status::Unknown };
+            return finish(status, best, static_bound, stats);
+        }
+    }
+    let mut model = Model::build(app, cluster, &an, fix, &opts.build);
+    stats.build_s = start.elapsed().as_secs_f64() - stats.greedy_s;
+    stats.constraints = model.counts.clone();
+    stats.skipped = model.skipped.clone();
+    let obj = opts.minimize.and_then(|Objective::Nodes| model.nodes_objective(app, cluster, &an));
+    if let (Some(o), Some(b)) = (obj, &best) {
+        model.bound_objective(o, b.2 as i32 - 1);
+    }
+    let mut brancher = model.solver.default_brancher();
+    let mut resolver = ResolutionResolver::default();
     loop {
         let candidate = match model.solver.satisfy(&mut brancher, &mut term, &mut resolver) {
             SatisfactionResult::Satisfiable(sat) => model.dec.decode(&sat.solution()),
@@ -233,9 +286,11 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
         let r = verify::check(app, cluster, &candidate, &opts.perf);
         if r.verdict == Verdict::Sound {
             let Some(o) = obj else {
+                stats.found_by = Some("search");
                 return finish(Status::Feasible, Some((candidate, r, 0)), 0, stats);
             };
             let k = nodes_used(&candidate);
+            stats.found_by = Some("search");
             if k <= static_bound {
                 return finish(Status::Optimal, Some((candidate, r, k)), static_bound, stats);
             }

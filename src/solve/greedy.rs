@@ -1,0 +1,488 @@
+//! A fast greedy mapper: the warm start of `solve`, and its answer when the CSP is too large.
+//!
+//! Owns: building complete candidate mappings without pumpkin, in O(objects x domain x degree),
+//! and improving them by emptying nodes. Candidates are only proposals: every one is checked
+//! by `verify::check`, and only sound ones are kept.
+//!
+//! Construction: objects are taken in breadth-first order from the most constrained ones (the
+//! smallest domains first), so that neighbours are placed one after the other. Each goes to a
+//! node of its domain where (a) a module finds a CPU of its own (or, when `share` is on, where
+//! the node's load lower bounds still fit its CPUs), and (b) every edge to an already placed
+//! neighbour is local or fits, at its highest possible rate (Analysis::rate_hi), on a network
+//! both nodes share (eq 9–10, the link with the most headroom). Among those nodes it prefers, in
+//! order: nodes already used (when packing), the most traffic made local, the fastest processor
+//! for the module, the fullest node (packing) or the emptiest (spreading), the lowest index.
+//!
+//! Improvement (for `--minimize nodes`): repeatedly take the used node with the fewest objects
+//! and try to place its objects on the other used nodes (sharing CPUs within the loads); keep
+//! the result when the verifier finds it sound.
+
+use crate::csp::Analysis;
+use crate::model::{Application, Cluster, EdgeId, Mapping, NetworkId, NodeId, ObjectId, Placement, Route};
+use crate::parse::PartialMapping;
+use crate::perf;
+use crate::verify::{self, Report, Verdict};
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
+use std::collections::VecDeque;
+
+/// How a construction chooses nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Strategy {
+    /// Prefer nodes already used and the fullest one (else the emptiest).
+    pub pack: bool,
+    /// Let modules share CPUs as long as the load lower bounds fit (else one CPU each).
+    pub share: bool,
+}
+
+/// What the greedy mapper works on.
+#[derive(Clone, Copy)]
+pub struct Ctx<'a> {
+    pub app: &'a Application,
+    pub cluster: &'a Cluster,
+    pub an: &'a Analysis,
+    pub fix: Option<&'a PartialMapping>,
+    pub popts: &'a perf::Options,
+}
+
+/// A node choice: preference tuple (higher is better), node, routes of the placed edges.
+type Choice = ((bool, i64, bool, i64), NodeId, Vec<(EdgeId, Route)>);
+
+/// The strategies tried, in order.
+pub const STRATEGIES: [Strategy; 3] = [
+    Strategy { pack: true, share: false },
+    Strategy { pack: false, share: false },
+    Strategy { pack: true, share: true },
+];
+
+/// Capacities left while placing.
+struct State<'a> {
+    app: &'a Application,
+    cluster: &'a Cluster,
+    an: &'a Analysis,
+    fix: Option<&'a PartialMapping>,
+    node_of: Vec<Option<NodeId>>,
+    route: Vec<Route>,
+    /// Modules per node.
+    count: Vec<u32>,
+    /// Load lower bounds per node.
+    load: Vec<f64>,
+    /// Objects per node.
+    objects: Vec<u32>,
+    /// [node][network][0 = send, 1 = receive] bytes per second in use.
+    bw: Vec<Vec<[f64; 2]>>,
+    /// Bytes per second of each edge at its highest rate.
+    edge_bw: Vec<f64>,
+    /// [node][network]: the node is on the network.
+    on_net: Vec<Vec<bool>>,
+    /// [node][0 = send, 1 = receive]: bytes per second of edges between an object on the node
+    /// and one not placed yet. Kept within the node's links, so that the other end can always
+    /// go elsewhere (lookahead).
+    pend: Vec<[f64; 2]>,
+    /// Total bandwidth of each node's links, each way.
+    cap_total: Vec<f64>,
+}
+
+impl<'a> State<'a> {
+    fn new(app: &'a Application, cluster: &'a Cluster, an: &'a Analysis, fix: Option<&'a PartialMapping>) -> Self {
+        let nn = cluster.nodes.len();
+        let nk = cluster.networks.len();
+        let on_net = cluster
+            .nodes
+            .iter()
+            .map(|n| (0..nk as u32).map(|k| n.networks.contains(&NetworkId(k))).collect())
+            .collect();
+        State {
+            app,
+            cluster,
+            an,
+            fix,
+            node_of: vec![None; app.graph.node_count()],
+            route: vec![Route::Unreachable; app.graph.edge_count()],
+            count: vec![0; nn],
+            load: vec![0.0; nn],
+            objects: vec![0; nn],
+            bw: vec![vec![[0.0; 2]; nk]; nn],
+            edge_bw: app.graph.edge_references().map(|e| e.weight().volume * an.rate_hi[e.id().index()]).collect(),
+            pend: vec![[0.0; 2]; nn],
+            cap_total: cluster
+                .nodes
+                .iter()
+                .map(|n| n.networks.iter().map(|k| cluster.network(*k).bandwidth).sum())
+                .collect(),
+            on_net,
+        }
+    }
+
+    /// Edges of `o` (no self-loops) whose other end is not placed: (edge, o is the source).
+    fn open_edges(&self, o: ObjectId) -> Vec<(EdgeId, bool)> {
+        let g = &self.app.graph;
+        let out = g
+            .edges_directed(o, Direction::Outgoing)
+            .filter(|e| self.node_of[e.target().index()].is_none() && e.target() != o)
+            .map(|e| (e.id(), true));
+        let inc = g
+            .edges_directed(o, Direction::Incoming)
+            .filter(|e| self.node_of[e.source().index()].is_none() && e.source() != o)
+            .map(|e| (e.id(), false));
+        out.chain(inc).collect()
+    }
+
+    fn load_of(&self, o: ObjectId, n: NodeId) -> f64 {
+        self.an.module_of[o.index()].map(|mi| self.an.load_lo(self.app, self.cluster, mi, n)).unwrap_or(0.0)
+    }
+
+    /// Placed edges of `o`: (edge, other end's node, o is the source).
+    fn placed_edges(&self, o: ObjectId) -> Vec<(EdgeId, NodeId, bool)> {
+        let g = &self.app.graph;
+        let out = g
+            .edges_directed(o, Direction::Outgoing)
+            .filter_map(|e| self.node_of[e.target().index()].map(|m| (e.id(), m, true)));
+        let inc = g
+            .edges_directed(o, Direction::Incoming)
+            .filter_map(|e| self.node_of[e.source().index()].map(|m| (e.id(), m, false)));
+        out.chain(inc)
+            .filter(|&(e, _, _)| {
+                let (s, d) = g.edge_endpoints(e).expect("edge");
+                s != d
+            })
+            .collect()
+    }
+
+    /// The network for edge `e` between `n` (the end being placed; `send` if it is the source)
+    /// and `m`, with the most headroom, if one fits.
+    fn pick_network(
+        &self,
+        e: EdgeId,
+        n: NodeId,
+        m: NodeId,
+        send: bool,
+        extra: &[(NodeId, usize, usize, f64)],
+    ) -> Option<NetworkId> {
+        let bw = self.edge_bw[e.index()];
+        let given = self.fix.and_then(|f| f.network[e.index()]);
+        let (dn, dm) = if send { (0, 1) } else { (1, 0) };
+        let used = |node: NodeId, k: usize, d: usize| -> f64 {
+            self.bw[node.ix()][k][d]
+                + extra.iter().filter(|x| x.0 == node && x.1 == k && x.2 == d).map(|x| x.3).sum::<f64>()
+        };
+        let mut best: Option<(f64, NetworkId)> = None;
+        for k in 0..self.cluster.networks.len() {
+            if !self.on_net[n.ix()][k] || !self.on_net[m.ix()][k] || given.is_some_and(|g| g.ix() != k) {
+                continue;
+            }
+            let cap = self.cluster.networks[k].bandwidth;
+            let head = (cap - used(n, k, dn) - bw).min(cap - used(m, k, dm) - bw);
+            if head >= 0.0 && best.is_none_or(|b| head > b.0) {
+                best = Some((head, NetworkId(k as u32)));
+            }
+        }
+        best.map(|b| b.1)
+    }
+
+    /// Whether `o` fits on `n`, and the routes its placed edges would take.
+    fn fits(&self, o: ObjectId, n: NodeId, share: bool, allowed: &[bool]) -> Option<Vec<(EdgeId, Route)>> {
+        if !allowed[n.ix()] {
+            return None;
+        }
+        let cpus = self.cluster.node(n).cpus;
+        if self.an.module_of[o.index()].is_some() {
+            if share {
+                let cap = cpus as f64;
+                if self.load[n.ix()] + self.load_of(o, n) > cap {
+                    return None;
+                }
+                // A self-paced module needs an idle CPU of its own (first allocation round).
+                let mi = self.an.module_of[o.index()].expect("module");
+                if self.an.inputs[mi].is_empty() && self.count[n.ix()] >= cpus {
+                    return None;
+                }
+            } else if self.count[n.ix()] >= cpus {
+                return None;
+            }
+        }
+        let mut routes = Vec::new();
+        let mut extra: Vec<(NodeId, usize, usize, f64)> = Vec::new();
+        let placed = self.placed_edges(o);
+        for &(e, m, send) in &placed {
+            if m == n {
+                if self.fix.and_then(|f| f.network[e.index()]).is_some() {
+                    return None;
+                }
+                routes.push((e, Route::Local));
+                continue;
+            }
+            let k = self.pick_network(e, n, m, send, &extra)?;
+            let bw = self.edge_bw[e.index()];
+            let (dn, dm) = if send { (0, 1) } else { (1, 0) };
+            extra.push((n, k.ix(), dn, bw));
+            extra.push((m, k.ix(), dm, bw));
+            routes.push((e, Route::Net(k)));
+        }
+        // Lookahead: what stays pending on n must still fit its links.
+        let mut pn = self.pend[n.ix()];
+        for &(e, m, send) in &placed {
+            if m == n {
+                pn[if send { 1 } else { 0 }] -= self.edge_bw[e.index()];
+            }
+        }
+        for (e, send) in self.open_edges(o) {
+            pn[if send { 0 } else { 1 }] += self.edge_bw[e.index()];
+        }
+        for d in 0..2 {
+            let used: f64 = self.bw[n.ix()].iter().map(|b| b[d]).sum::<f64>()
+                + extra.iter().filter(|x| x.0 == n && x.2 == d).map(|x| x.3).sum::<f64>();
+            if used + pn[d] > self.cap_total[n.ix()] {
+                return None;
+            }
+        }
+        Some(routes)
+    }
+
+    fn place(&mut self, o: ObjectId, n: NodeId, routes: Vec<(EdgeId, Route)>) {
+        for (e, m, send) in self.placed_edges(o) {
+            self.pend[m.ix()][if send { 1 } else { 0 }] -= self.edge_bw[e.index()];
+        }
+        for (e, send) in self.open_edges(o) {
+            self.pend[n.ix()][if send { 0 } else { 1 }] += self.edge_bw[e.index()];
+        }
+        self.node_of[o.index()] = Some(n);
+        self.objects[n.ix()] += 1;
+        if self.an.module_of[o.index()].is_some() {
+            self.count[n.ix()] += 1;
+            self.load[n.ix()] += self.load_of(o, n);
+        }
+        for (e, r) in routes {
+            self.set_route(e, r, 1.0);
+        }
+    }
+
+    fn unplace(&mut self, o: ObjectId) {
+        let Some(n) = self.node_of[o.index()] else { return };
+        for (e, send) in self.open_edges(o) {
+            self.pend[n.ix()][if send { 0 } else { 1 }] -= self.edge_bw[e.index()];
+        }
+        for (e, m, send) in self.placed_edges(o) {
+            self.pend[m.ix()][if send { 1 } else { 0 }] += self.edge_bw[e.index()];
+        }
+        let g = &self.app.graph;
+        let es: Vec<EdgeId> = g
+            .edges_directed(o, Direction::Outgoing)
+            .chain(g.edges_directed(o, Direction::Incoming))
+            .map(|e| e.id())
+            .collect();
+        for e in es {
+            let r = self.route[e.index()];
+            self.set_route(e, r, -1.0);
+            self.route[e.index()] = Route::Unreachable;
+        }
+        self.node_of[o.index()] = None;
+        self.objects[n.ix()] -= 1;
+        if self.an.module_of[o.index()].is_some() {
+            self.count[n.ix()] -= 1;
+            self.load[n.ix()] -= self.load_of(o, n);
+        }
+    }
+
+    fn set_route(&mut self, e: EdgeId, r: Route, sign: f64) {
+        if sign > 0.0 {
+            self.route[e.index()] = r;
+        }
+        if let Route::Net(k) = r {
+            let (s, d) = self.app.graph.edge_endpoints(e).expect("edge");
+            let (Some(ns), Some(nd)) = (self.node_of[s.index()], self.node_of[d.index()]) else { return };
+            let bw = self.edge_bw[e.index()] * sign;
+            self.bw[ns.ix()][k.ix()][0] += bw;
+            self.bw[nd.ix()][k.ix()][1] += bw;
+        }
+    }
+
+    /// Places `o` by the strategy's preferences; false if no node fits.
+    fn place_best(&mut self, o: ObjectId, st: Strategy, allowed: &[bool]) -> bool {
+        let module = self.an.module_of[o.index()];
+        let fastest = module
+            .map(|mi| {
+                self.an.domain[o.index()]
+                    .iter()
+                    .map(|&n| self.an.costs(self.app, self.cluster, mi, n).0)
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .unwrap_or(0.0);
+        // (score tuple, node, routes); higher is better.
+        let mut best: Option<Choice> = None;
+        for &n in &self.an.domain[o.index()] {
+            let Some(routes) = self.fits(o, n, st.share, allowed) else { continue };
+            let local: f64 = routes.iter().filter(|r| r.1 == Route::Local).map(|r| self.edge_bw[r.0.index()]).sum();
+            let fast = module.is_none_or(|mi| self.an.costs(self.app, self.cluster, mi, n).0 <= fastest);
+            let free = self.cluster.node(n).cpus as i64 - self.count[n.ix()] as i64;
+            let open = self.objects[n.ix()] > 0;
+            let score = (
+                st.pack && open,
+                (local / 1e3).round() as i64
+                    + if module.is_none() && routes.iter().any(|r| r.1 == Route::Local) { 1 << 40 } else { 0 },
+                fast,
+                // Packing fills open nodes best-fit and opens the largest; spreading takes the emptiest.
+                if st.pack && open { -free } else { free },
+            );
+            if best.as_ref().is_none_or(|b| score > b.0) {
+                best = Some((score, n, routes));
+            }
+        }
+        match best {
+            Some((_, n, routes)) => {
+                self.place(o, n, routes);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn mapping(&self) -> Mapping {
+        let placement = self
+            .node_of
+            .iter()
+            .enumerate()
+            .map(|(i, n)| Placement {
+                node: n.expect("placed"),
+                cpu: self.fix.and_then(|f| f.placement[i]).and_then(|p| p.cpu),
+            })
+            .collect();
+        let mut routes = self.route.clone();
+        for e in self.app.graph.edge_references() {
+            if e.source() == e.target() {
+                routes[e.id().index()] = Route::Local;
+            }
+        }
+        Mapping { placement, routes }
+    }
+}
+
+/// Objects in placement order: breadth-first over the undirected graph, each component started
+/// from its most constrained object (smallest domain, then lowest index).
+fn order(app: &Application, an: &Analysis) -> Vec<ObjectId> {
+    let n = app.graph.node_count();
+    let mut starts: Vec<ObjectId> = app.graph.node_indices().collect();
+    starts.sort_by_key(|o| (an.domain[o.index()].len(), o.index()));
+    let mut seen = vec![false; n];
+    let mut out = Vec::with_capacity(n);
+    // Objects with one possible node (pins) go first, so nobody takes their place; the search
+    // then spreads from them.
+    let pinned: Vec<ObjectId> = starts.iter().copied().filter(|o| an.domain[o.index()].len() == 1).collect();
+    for &o in &pinned {
+        seen[o.index()] = true;
+    }
+    let mut first = VecDeque::from(pinned);
+    for s in starts {
+        if seen[s.index()] && first.is_empty() {
+            continue;
+        }
+        let mut q = std::mem::take(&mut first);
+        if q.is_empty() {
+            seen[s.index()] = true;
+            q.push_back(s);
+        }
+        while let Some(o) = q.pop_front() {
+            out.push(o);
+            let mut nbs: Vec<ObjectId> = app
+                .graph
+                .neighbors_directed(o, Direction::Outgoing)
+                .chain(app.graph.neighbors_directed(o, Direction::Incoming))
+                .filter(|b| !seen[b.index()])
+                .collect();
+            nbs.sort_by_key(|b| (an.domain[b.index()].len(), b.index()));
+            nbs.dedup();
+            for b in nbs {
+                if !seen[b.index()] {
+                    seen[b.index()] = true;
+                    q.push_back(b);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One construction; None if some object found no node.
+pub fn construct(cx: Ctx, st: Strategy) -> Option<Mapping> {
+    let Ctx { app, cluster, an, fix, .. } = cx;
+    let mut s = State::new(app, cluster, an, fix);
+    let all = vec![true; cluster.nodes.len()];
+    for o in order(app, an) {
+        if !s.place_best(o, st, &all) {
+            return None;
+        }
+    }
+    Some(s.mapping())
+}
+
+/// The best sound mapping the constructions find (fewest nodes, then the first strategy), with
+/// its report. Stops after the first sound one unless `minimize`.
+pub fn best(cx: Ctx, minimize: bool) -> Option<(Mapping, Report)> {
+    let Ctx { app, cluster, popts, .. } = cx;
+    let mut best: Option<(Mapping, Report, i64)> = None;
+    for st in STRATEGIES {
+        let Some(m) = construct(cx, st) else { continue };
+        let r = verify::check(app, cluster, &m, popts);
+        if r.verdict != Verdict::Sound {
+            continue;
+        }
+        let k = super::nodes_used(&m);
+        if best.as_ref().is_none_or(|b| k < b.2) {
+            best = Some((m, r, k));
+        }
+        if !minimize {
+            break;
+        }
+    }
+    best.map(|(m, r, _)| (m, r))
+}
+
+/// Tries to empty used nodes, fewest objects first, moving their objects onto the other used
+/// nodes; keeps each move the verifier accepts. `stop` is polled between attempts.
+pub fn improve(cx: Ctx, start: (Mapping, Report), floor: i64, stop: &mut dyn FnMut() -> bool) -> (Mapping, Report) {
+    let Ctx { app, cluster, an, fix, popts } = cx;
+    let (mut cur, mut rep) = start;
+    let mut failed = vec![false; cluster.nodes.len()];
+    loop {
+        if super::nodes_used(&cur) <= floor || stop() {
+            return (cur, rep);
+        }
+        let mut s = State::new(app, cluster, an, fix);
+        for (i, p) in cur.placement.iter().enumerate() {
+            let o = ObjectId::new(i);
+            s.node_of[i] = Some(p.node);
+            s.objects[p.node.ix()] += 1;
+            if an.module_of[i].is_some() {
+                s.count[p.node.ix()] += 1;
+                s.load[p.node.ix()] += s.load_of(o, p.node);
+            }
+        }
+        for (i, &r) in cur.routes.iter().enumerate() {
+            s.set_route(EdgeId::new(i), r, 1.0);
+        }
+        let victim =
+            (0..cluster.nodes.len()).filter(|&n| s.objects[n] > 0 && !failed[n]).min_by_key(|&n| (s.objects[n], n));
+        let Some(v) = victim else { return (cur, rep) };
+        let mut allowed: Vec<bool> = s.objects.iter().map(|&c| c > 0).collect();
+        allowed[v] = false;
+        let movers: Vec<ObjectId> =
+            order(app, an).into_iter().filter(|o| s.node_of[o.index()] == Some(NodeId(v as u32))).collect();
+        for &o in &movers {
+            s.unplace(o);
+        }
+        let ok = movers.iter().all(|&o| {
+            s.place_best(o, Strategy { pack: true, share: false }, &allowed)
+                || s.place_best(o, Strategy { pack: true, share: true }, &allowed)
+        });
+        failed[v] = true;
+        if !ok {
+            continue;
+        }
+        let m = s.mapping();
+        let r = verify::check(app, cluster, &m, popts);
+        if r.verdict == Verdict::Sound {
+            cur = m;
+            rep = r;
+        }
+    }
+}
