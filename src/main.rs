@@ -92,6 +92,13 @@ enum Cmd {
         #[arg(long)]
         no_warm_start: bool,
     },
+    /// Write the static CSP as solver-neutral JSON (for the CP-SAT reference script in benches/).
+    ExportCsp {
+        app: PathBuf,
+        cluster: PathBuf,
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<Override>,
+    },
     /// Generate a synthetic instance (application, cluster, planted mapping), seeded.
     Gen {
         #[arg(long, default_value_t = 50)]
@@ -365,6 +372,27 @@ fn main() -> ExitCode {
                 Status::Feasible | Status::Optimal => ExitCode::SUCCESS,
                 Status::Infeasible => ExitCode::from(1),
                 Status::Unknown => ExitCode::from(3),
+            }
+        }
+        Cmd::ExportCsp { app, cluster, set } => {
+            let (app, cluster) = match load(&app, &cluster, &set) {
+                Ok(x) => x,
+                Err(e) => return bad_input(e),
+            };
+            match solve::export_csp(&app, &cluster) {
+                Ok(n) => {
+                    use std::io::Write;
+                    let text = serde_json::to_string(&report::export_json(&app, &cluster, &n)).expect("json");
+                    // A closed pipe (e.g. `| head`) is not an error worth a panic.
+                    let _ = writeln!(std::io::stdout().lock(), "{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(reasons) => {
+                    for r in reasons {
+                        eprintln!("no mapping can exist: {r}");
+                    }
+                    ExitCode::from(1)
+                }
             }
         }
         Cmd::Gen { modules, nodes, seed, kind, models, clusters } => {

@@ -4,12 +4,14 @@
 //! Graphviz (DOT), and as a mapping file `check` reads back. Units in output:
 //! times in milliseconds, frequencies in hertz, bandwidths in MB/s (10^6 bytes per second).
 
+mod export;
 mod gen;
 mod json;
 mod limit;
 mod solve;
 mod text;
 
+pub use export::export_json;
 pub use gen::{gen_app_toml, gen_cluster_toml, gen_mapping_toml};
 pub use json::check_json;
 pub use limit::{limit_json, limit_text, Target};

@@ -159,7 +159,7 @@ impl Stop {
 
 /// A proven lower bound on the nodes any mapping uses: distinct nodes of objects with a single
 /// possible node, and the fewest nodes whose CPUs hold the total load.
-fn nodes_lower_bound(app: &Application, cluster: &Cluster, an: &Analysis, fix_pins_cpu: bool) -> i64 {
+pub fn nodes_lower_bound(app: &Application, cluster: &Cluster, an: &Analysis, fix_pins_cpu: bool) -> i64 {
     let pinned: std::collections::BTreeSet<_> = an.domain.iter().filter(|d| d.len() == 1).map(|d| d[0]).collect();
     let load = an.total_load_lo(app, cluster);
     let mut cpus: Vec<f64> = cluster.nodes.iter().map(|n| n.cpus as f64).collect();
@@ -175,6 +175,16 @@ fn nodes_lower_bound(app: &Application, cluster: &Cluster, an: &Analysis, fix_pi
         k += 1;
     }
     (pinned.len() as i64).max(k as i64).max(if app.graph.node_count() > 0 { 1 } else { 0 })
+}
+
+/// The static CSP in solver-neutral form (`flowmap export-csp`), for reference solvers.
+pub fn export_csp(app: &Application, cluster: &Cluster) -> Result<crate::csp::rows::Neutral, Vec<String>> {
+    let an = Analysis::new(app, cluster, None);
+    if !an.problems.is_empty() {
+        return Err(an.problems);
+    }
+    let bound = nodes_lower_bound(app, cluster, &an, false);
+    Ok(crate::csp::rows::neutral(app, cluster, &an, BuildOptions::default().filter_locality, bound))
 }
 
 /// Nodes hosting at least one object.
