@@ -91,6 +91,11 @@ enum Cmd {
         /// Skip the greedy warm start: search with the CSP from the first candidate.
         #[arg(long)]
         no_warm_start: bool,
+        /// Build the CSP only up to this many placement and edge-end literals; larger instances
+        /// get the greedy mapping and the static bound (the CSP of 1,000 modules on 256 nodes
+        /// would take ~7 GB).
+        #[arg(long, default_value_t = 400_000)]
+        max_csp_size: usize,
     },
     /// Write the static CSP as solver-neutral JSON (for the CP-SAT reference script in benches/).
     ExportCsp {
@@ -320,6 +325,7 @@ fn main() -> ExitCode {
             no_filter_locality,
             minimize,
             no_warm_start,
+            max_csp_size,
         } => {
             let (app, cluster) = match load(&app, &cluster, &set) {
                 Ok(x) => x,
@@ -348,6 +354,7 @@ fn main() -> ExitCode {
                 stop: Some(stop_flag()),
                 progress: progress_display(),
                 warm_start: !no_warm_start,
+                max_csp_size,
             };
             let outcome = solve::solve(&app, &cluster, fix.as_ref(), &opts);
             match format {

@@ -9,7 +9,9 @@ pub fn export_json(app: &Application, cluster: &Cluster, n: &Neutral) -> Value {
     let nodes: Vec<Value> = cluster
         .nodes
         .iter()
-        .map(|x| json!({"name": x.name, "cpus": x.cpus, "networks": x.networks.iter().map(|k| k.0).collect::<Vec<_>>()}))
+        .map(
+            |x| json!({"name": x.name, "cpus": x.cpus, "networks": x.networks.iter().map(|k| k.0).collect::<Vec<_>>()}),
+        )
         .collect();
     let networks: Vec<Value> =
         cluster.networks.iter().map(|k| json!({"name": k.name, "bandwidth": k.bandwidth})).collect();

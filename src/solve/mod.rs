@@ -112,6 +112,8 @@ pub struct SolveOptions {
     pub progress: Option<ProgressFn>,
     /// Try the greedy mapper (`greedy`) before the search.
     pub warm_start: bool,
+    /// Build the CSP only up to this size (`csp_size`); larger instances get the greedy answer.
+    pub max_csp_size: usize,
 }
 
 impl Default for SolveOptions {
@@ -124,6 +126,7 @@ impl Default for SolveOptions {
             stop: None,
             progress: None,
             warm_start: true,
+            max_csp_size: 400_000,
         }
     }
 }
@@ -187,6 +190,46 @@ pub fn export_csp(app: &Application, cluster: &Cluster) -> Result<crate::csp::ro
     Ok(crate::csp::rows::neutral(app, cluster, &an, BuildOptions::default().filter_locality, bound))
 }
 
+/// Whole-cluster counting arguments that refute an instance before any search: every
+/// self-paced module needs an idle CPU of its own (first allocation round), and the modules'
+/// load lower bounds must fit the cluster's CPUs (Σ Load <= 100 % per CPU).
+fn counting_refutation(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    fix: Option<&PartialMapping>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let cpus: u64 = cluster.nodes.iter().map(|n| n.cpus as u64).sum();
+    let pinned_cpu = fix.is_some_and(|f| f.placement.iter().any(|p| p.is_some_and(|p| p.cpu.is_some())));
+    if !pinned_cpu && an.self_paced() as u64 > cpus {
+        out.push(format!(
+            "{} self-paced modules each need an idle CPU of their own in the first allocation round; the cluster has {} CPUs",
+            an.self_paced(),
+            cpus
+        ));
+    }
+    let load = an.total_load_lo(app, cluster);
+    if load > cpus as f64 * (1.0 + verify::EPS) {
+        out.push(format!("the modules' loads add up to at least {load:.2} CPUs; the cluster has {cpus}"));
+    }
+    out
+}
+
+/// The CSP's size in placement and edge-end literals (its memory grows with it).
+pub fn csp_size(app: &Application, an: &Analysis) -> usize {
+    let place: usize = an.domain.iter().map(|d| d.len()).sum();
+    let edges: usize = app
+        .graph
+        .edge_indices()
+        .map(|e| {
+            let (s, d) = app.graph.edge_endpoints(e).expect("edge");
+            an.domain[s.index()].len() + an.domain[d.index()].len()
+        })
+        .sum();
+    place + edges
+}
+
 /// Nodes hosting at least one object.
 pub fn nodes_used(m: &Mapping) -> i64 {
     m.placement.iter().map(|p| p.node).collect::<std::collections::BTreeSet<_>>().len() as i64
@@ -220,6 +263,18 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             mapping: None,
             report: None,
             reasons: an.problems,
+            objective: None,
+            stats,
+        };
+    }
+    let counting = counting_refutation(app, cluster, &an, fix);
+    if !counting.is_empty() {
+        stats.time_s = start.elapsed().as_secs_f64();
+        return Outcome {
+            status: Status::Infeasible,
+            mapping: None,
+            report: None,
+            reasons: counting,
             objective: None,
             stats,
         };
@@ -267,6 +322,13 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             let status = if best.is_some() { Status::Feasible } else { Status::Unknown };
             return finish(status, best, static_bound, stats);
         }
+    }
+    // A CSP too large to build within memory and time (1,000 modules on 256 nodes: ~7 GB,
+    // 16 s) is not built: the warm start's mapping is the answer, with the static bound.
+    if csp_size(app, &an) > opts.max_csp_size {
+        stats.skipped.push("csp");
+        let status = if best.is_some() { Status::Feasible } else { Status::Unknown };
+        return finish(status, best, static_bound, stats);
     }
     let mut model = Model::build(app, cluster, &an, fix, &opts.build);
     stats.build_s = start.elapsed().as_secs_f64() - stats.greedy_s;

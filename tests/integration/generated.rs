@@ -57,10 +57,15 @@ fn small_generated_instances_are_solved_and_verified() {
         let r = verify::check(&app, &cluster, o.mapping.as_ref().unwrap(), &Options::default());
         assert_eq!(r.verdict, Verdict::Sound);
         let (app, cluster, _) = build(50, 16, seed, GenKind::Infeasible);
-        assert_eq!(
-            solve::solve(&app, &cluster, None, &SolveOptions::default()).status,
-            Status::Infeasible,
-            "seed {seed}"
+        let o = solve::solve(&app, &cluster, None, &SolveOptions::default());
+        assert_eq!(o.status, Status::Infeasible, "seed {seed}");
+        // By construction the "hog" group alone has one self-paced instance more than the
+        // cluster has CPUs: counting refutes it before any search, and says so.
+        let cpus: u32 = cluster.nodes.iter().map(|n| n.cpus).sum();
+        assert!(
+            o.reasons.iter().any(|r| r.contains("self-paced") && r.contains(&format!("the cluster has {cpus} CPUs"))),
+            "{:?}",
+            o.reasons
         );
     }
 }
