@@ -228,10 +228,16 @@ def build_model(csp: dict) -> CspModel:
         if lits and sum(weights) > node["cpus"] * LOAD_SCALE:
             m.Add(cp_model.LinearExpr.WeightedSum(lits, weights) <= node["cpus"] * LOAD_SCALE)
 
-    # Self-paced modules: at most CPUs(n) of them per node.
+    # Solo modules (self-paced, or too slow to keep up on a shared CPU; per node, "solo" aligned
+    # with "domain"; older exports only have "self_paced"): at most CPUs(n) of them per node.
+    def solo_at(o, n):
+        if "solo" in o:
+            return dict(zip(o["domain"], o["solo"])).get(n, False)
+        return o["self_paced"]
+
     if csp.get("self_paced_cap"):
         for n, node in enumerate(nodes):
-            lits = [x[oi][n] for oi, o in enumerate(objects) if o["module"] and o["self_paced"] and n in x[oi]]
+            lits = [x[oi][n] for oi, o in enumerate(objects) if o["module"] and n in x[oi] and solo_at(o, n)]
             if len(lits) > node["cpus"]:
                 m.Add(sum(lits) <= node["cpus"])
 
@@ -273,13 +279,13 @@ def build_model(csp: dict) -> CspModel:
     if used:
         m.Add(objective >= csp.get("nodes_lower_bound", 0))
         # Redundant, as in flowmap's objective: the used CPUs hold every module's smallest load
-        # (and, with self_paced_cap, give each self-paced module its own CPU).
+        # (and, with self_paced_cap, give each module solo on all its nodes a CPU of its own).
         min_load = sum(
             min(math.floor(l * LOAD_SCALE) for l in o["load"]) for o in objects if o["module"] and o["load"]
         )
         m.Add(sum(nodes[n]["cpus"] * LOAD_SCALE * u for n, u in used.items()) >= min_load)
         if csp.get("self_paced_cap"):
-            sp = sum(1 for o in objects if o["module"] and o["self_paced"])
+            sp = sum(1 for o in objects if o["module"] and o["domain"] and all(solo_at(o, n) for n in o["domain"]))
             m.Add(sum(nodes[n]["cpus"] * u for n, u in used.items()) >= sp)
     m.Minimize(objective)
     return CspModel(m, x, y, local, used, objective)

@@ -96,6 +96,10 @@ enum Cmd {
         /// would take ~7 GB).
         #[arg(long, default_value_t = 400_000)]
         max_csp_size: usize,
+        /// With --minimize: run this many searches in parallel (seeds seed, seed + 1, ...); the
+        /// first proof stops the others. The answer depends only on the input, seed and job count.
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
     },
     /// Write the static CSP as solver-neutral JSON (for the CP-SAT reference script in benches/).
     ExportCsp {
@@ -326,6 +330,7 @@ fn main() -> ExitCode {
             minimize,
             no_warm_start,
             max_csp_size,
+            jobs,
         } => {
             let (app, cluster) = match load(&app, &cluster, &set) {
                 Ok(x) => x,
@@ -355,6 +360,7 @@ fn main() -> ExitCode {
                 progress: progress_display(),
                 warm_start: !no_warm_start,
                 max_csp_size,
+                jobs,
             };
             let outcome = solve::solve(&app, &cluster, fix.as_ref(), &opts);
             match format {

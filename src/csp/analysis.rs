@@ -136,7 +136,13 @@ impl Analysis {
     }
 
     /// A lower bound on the module's load over an iteration on node `n` (LD x T_exec / T_it_sync).
+    /// Zero for members of synchronous cycles: they form one thread of control that adds the
+    /// largest member's share to a CPU, not the sum (perf/alloc.rs), so summing their loads
+    /// would not be implied by soundness.
     pub fn load_lo(&self, app: &Application, cluster: &Cluster, mi: usize, n: NodeId) -> f64 {
+        if self.cycle_of[mi].is_some() {
+            return 0.0;
+        }
         let (texec, ld) = self.costs(app, cluster, mi, n);
         if self.tit_hi[mi] > 0.0 && self.tit_hi[mi].is_finite() {
             ld * texec / self.tit_hi[mi]
@@ -162,6 +168,84 @@ impl Analysis {
     /// first allocation round (so a sound mapping's nodes have at least this many CPUs).
     pub fn self_paced(&self) -> usize {
         (0..self.modules.len()).filter(|&mi| self.inputs[mi].is_empty() && self.cycle_of[mi].is_none()).count()
+    }
+
+    /// Whether module `mi` must find an idle CPU on node `n` (a "solo" module): every non-idle
+    /// CPU carries at least the LD of the thread that found it idle, so its free share is at most
+    /// 1 − ld_min(n) (the smallest LD among modules that may run on n); a module outside cycles
+    /// keeps its pace only with a free share >= u = T_exec / (fastest input pace) (first
+    /// allocation round), so if u > 1 − ld_min(n) it needs a CPU of its own. Self-paced modules
+    /// (u = 1) always do. So at most CPUs(n) solo modules share a node. Not valid when CPUs are
+    /// pinned by hand (callers check).
+    pub fn solo(&self, app: &Application, cluster: &Cluster, mi: usize, n: NodeId, ld_min: f64) -> bool {
+        if self.cycle_of[mi].is_some() {
+            return false;
+        }
+        if self.inputs[mi].is_empty() {
+            return true;
+        }
+        let (texec, _) = self.costs(app, cluster, mi, n);
+        let pace = self.inputs[mi].iter().map(|x| x.ratio * self.tit_hi[x.source]).fold(f64::INFINITY, f64::min);
+        pace.is_finite() && pace > 0.0 && texec / pace > 1.0 - ld_min + 1e-9
+    }
+
+    /// Per node: the smallest LD of the modules whose domain holds it (1 if none).
+    pub fn ld_min(&self, app: &Application, cluster: &Cluster) -> Vec<f64> {
+        let mut v = vec![1.0f64; cluster.nodes.len()];
+        for (mi, &o) in self.modules.iter().enumerate() {
+            for &n in &self.domain[o.index()] {
+                v[n.ix()] = v[n.ix()].min(self.costs(app, cluster, mi, n).1);
+            }
+        }
+        v
+    }
+
+    /// Modules that are solo on every node of their domain: each needs a CPU of its own
+    /// wherever it goes, so any mapping's used nodes have at least this many CPUs.
+    pub fn solo_everywhere(&self, app: &Application, cluster: &Cluster) -> usize {
+        let ld_min = self.ld_min(app, cluster);
+        (0..self.modules.len())
+            .filter(|&mi| {
+                let d = &self.domain[self.modules[mi].index()];
+                !d.is_empty() && d.iter().all(|&n| self.solo(app, cluster, mi, n, ld_min[n.ix()]))
+            })
+            .count()
+    }
+
+    /// A lower bound on the CPUs any sound mapping uses (first allocation round): a CPU's load
+    /// CPULD stays <= 1, a solo module adds its whole LD to an idle CPU of its own, and any
+    /// other module outside cycles adds LD_c = free x LD >= u x LD. The spare share of the solo
+    /// modules' CPUs (1 − LD each) may hold the others; what does not fit needs more CPUs.
+    pub fn cpus_needed(&self, app: &Application, cluster: &Cluster) -> f64 {
+        let ld_min = self.ld_min(app, cluster);
+        let (mut solo, mut spare, mut rest) = (0usize, 0.0f64, 0.0f64);
+        for (mi, &o) in self.modules.iter().enumerate() {
+            let d = &self.domain[o.index()];
+            if d.is_empty() || self.cycle_of[mi].is_some() {
+                continue;
+            }
+            if d.iter().all(|&n| self.solo(app, cluster, mi, n, ld_min[n.ix()])) {
+                solo += 1;
+                spare += d.iter().map(|&n| 1.0 - self.costs(app, cluster, mi, n).1).fold(0.0, f64::max);
+            } else {
+                let pace =
+                    self.inputs[mi].iter().map(|x| x.ratio * self.tit_hi[x.source]).fold(f64::INFINITY, f64::min);
+                rest += d
+                    .iter()
+                    .map(|&n| {
+                        let (texec, ld) = self.costs(app, cluster, mi, n);
+                        if self.solo(app, cluster, mi, n, ld_min[n.ix()]) {
+                            ld
+                        } else if pace.is_finite() && pace > 0.0 {
+                            (texec / pace).min(1.0) * ld
+                        } else {
+                            0.0
+                        }
+                    })
+                    .fold(f64::INFINITY, f64::min);
+            }
+        }
+        solo as f64 + (rest - spare).max(0.0)
     }
 
     pub fn constant_pace(&self, mi: usize) -> bool {

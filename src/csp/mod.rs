@@ -307,11 +307,15 @@ impl Model {
                         if self.dead() {
                             return;
                         }
+                        let weight = (bw / cap * scale).floor() as i32;
+                        if weight == 0 {
+                            continue; // negligible next to the link (and pumpkin cannot scale by 0)
+                        }
                         let z = self.solver.new_literal();
                         self.post_clause(vec![!z, xn], tag);
                         self.post_clause(vec![!z, yk], tag);
                         self.post_clause(vec![z, !xn, !yk], tag);
-                        w.push((bw / cap * scale).floor() as i32);
+                        w.push(weight);
                         lits.push(z);
                     }
                     if !lits.is_empty() {
@@ -369,13 +373,16 @@ impl Model {
             let cpus = cluster.node(n).cpus as f64;
             if total > cpus {
                 let tag = self.tag("loads", cluster.node(n).name.clone());
-                let t: Vec<_> = terms.iter().zip(&w).map(|(c, &k)| c.scaled(k)).collect();
+                // Zero weights (cycle members, tiny loads) are left out: pumpkin cannot scale by 0.
+                let t: Vec<_> = terms.iter().zip(&w).filter(|(_, &k)| k != 0).map(|(c, &k)| c.scaled(k)).collect();
                 self.solver.add_constraint(less_than_or_equals(t, (cpus * S) as i32, tag)).post();
             }
         }
-        // Self-paced modules (no synchronous input, no cycle) each need a CPU still idle at their
-        // turn, and take it: at most CPUs(n) of them per node. Implied by soundness (first round).
+        // Solo modules (self-paced ones, and input-paced ones too slow to keep up on a shared
+        // CPU: `Analysis::solo`) each need a CPU still idle at their turn, and take it: at most
+        // CPUs(n) of them per node. Implied by soundness (first round).
         if !self.dec.pinned_cpu.iter().any(|p| p.is_some()) {
+            let ld_min = an.ld_min(app, cluster);
             for n in (0..cluster.nodes.len() as u32).map(NodeId) {
                 let mut terms = Vec::new();
                 for (gi, g) in app.groups.iter().enumerate() {
@@ -384,7 +391,7 @@ impl Model {
                     }
                     let here: Vec<ObjectId> = g.objects.iter().copied().filter(|&o| self.xl(o, n).is_some()).collect();
                     let root = |o: ObjectId| {
-                        an.module_of[o.index()].is_some_and(|mi| an.inputs[mi].is_empty() && an.cycle_of[mi].is_none())
+                        an.module_of[o.index()].is_some_and(|mi| an.solo(app, cluster, mi, n, ld_min[n.ix()]))
                     };
                     if !here.is_empty() && here.iter().all(|&o| root(o)) && self.cnt.contains_key(&(gi, n.0)) {
                         terms.push(self.cnt[&(gi, n.0)].scaled(1));
@@ -396,7 +403,7 @@ impl Model {
                 }
                 let cpus = cluster.node(n).cpus as i32;
                 if terms.len() as i32 > cpus || terms.len() > 1 {
-                    let tag = self.tag("loads", format!("self-paced modules on {}", cluster.node(n).name));
+                    let tag = self.tag("loads", format!("solo modules on {}", cluster.node(n).name));
                     self.solver.add_constraint(less_than_or_equals(terms, cpus, tag)).post();
                 }
             }
@@ -530,7 +537,9 @@ impl Model {
                         let c = e.weight().volume / net.bandwidth + net.latency;
                         if c > slack {
                             self.post_clause(vec![!yk], tag);
-                        } else if c > 0.0 {
+                        } else if (c / slack * S).floor() >= 1.0 {
+                            // (Weights that round to 0 are dropped: a relaxation, and pumpkin
+                            // cannot scale by 0.)
                             w.push((c / slack * S).floor() as i32);
                             lits.push(yk);
                         }
@@ -685,10 +694,10 @@ impl Model {
             return Some(obj); // nothing to place: 0 nodes
         }
         if !self.dec.pinned_cpu.iter().any(|p| p.is_some()) {
-            let tag = self.tag("objective", "used CPUs give every self-paced module its own".into());
+            let tag = self.tag("objective", "used CPUs give every solo module its own".into());
             let t: Vec<_> =
                 used.iter().map(|(n, u)| u.get_integer_variable().scaled(-(cluster.node(*n).cpus as i32))).collect();
-            self.solver.add_constraint(less_than_or_equals(t, -(an.self_paced() as i32), tag)).post();
+            self.solver.add_constraint(less_than_or_equals(t, -(an.solo_everywhere(app, cluster) as i32), tag)).post();
         }
         let tag = self.tag("objective", "used CPUs hold the total load".into());
         let t: Vec<_> = used

@@ -221,7 +221,7 @@ pub struct Neutral {
     pub objects: Vec<NeutralObject>,
     pub edges: Vec<NeutralEdge>,
     pub rows: Vec<CountRow>,
-    /// At most CPUs(n) self-paced modules per node (off when CPUs are pinned by hand).
+    /// At most CPUs(n) solo modules per node (off when CPUs are pinned by hand).
     pub self_paced_cap: bool,
     pub filter_locality: bool,
     pub nodes_lower_bound: i64,
@@ -233,6 +233,8 @@ pub struct NeutralObject {
     pub domain: Vec<NodeId>,
     pub load: Vec<f64>,
     pub self_paced: bool,
+    /// Per domain node: the module needs a CPU of its own there (`Analysis::solo`).
+    pub solo: Vec<bool>,
 }
 
 #[derive(Clone, Debug)]
@@ -247,6 +249,7 @@ pub struct NeutralEdge {
 /// The neutral export of the static CSP (no fixed part; the caller supplies the static node bound).
 pub fn neutral(app: &Application, cluster: &Cluster, an: &Analysis, filter_locality: bool, bound: i64) -> Neutral {
     let mut objects = Vec::new();
+    let ld_min = an.ld_min(app, cluster);
     for o in app.graph.node_indices() {
         let dom = an.domain[o.index()].clone();
         // The loads pass weighs each group's instances on a node by the lightest one's bound.
@@ -266,7 +269,11 @@ pub fn neutral(app: &Application, cluster: &Cluster, an: &Analysis, filter_local
             .collect();
         let self_paced =
             an.module_of[o.index()].is_some_and(|mi| an.inputs[mi].is_empty() && an.cycle_of[mi].is_none());
-        objects.push(NeutralObject { object: o, domain: dom, load, self_paced });
+        let solo = dom
+            .iter()
+            .map(|&n| an.module_of[o.index()].is_some_and(|mi| an.solo(app, cluster, mi, n, ld_min[n.ix()])))
+            .collect();
+        objects.push(NeutralObject { object: o, domain: dom, load, self_paced, solo });
     }
     let edges = app
         .graph

@@ -25,6 +25,7 @@ pub fn export_json(app: &Application, cluster: &Cluster, n: &Neutral) -> Value {
                 "domain": o.domain.iter().map(|d| d.0).collect::<Vec<_>>(),
                 "load": o.load,
                 "self_paced": o.self_paced,
+                "solo": o.solo,
             })
         })
         .collect();

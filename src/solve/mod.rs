@@ -114,6 +114,8 @@ pub struct SolveOptions {
     pub warm_start: bool,
     /// Build the CSP only up to this size (`csp_size`); larger instances get the greedy answer.
     pub max_csp_size: usize,
+    /// Portfolio searches run in parallel (seeds seed, seed + 1, ...); 1 = a single search.
+    pub jobs: usize,
 }
 
 impl Default for SolveOptions {
@@ -127,6 +129,7 @@ impl Default for SolveOptions {
             progress: None,
             warm_start: true,
             max_csp_size: 400_000,
+            jobs: 1,
         }
     }
 }
@@ -145,23 +148,27 @@ impl std::fmt::Debug for SolveOptions {
 struct Stop {
     budget: Option<TimeBudget>,
     flag: Option<Arc<AtomicBool>>,
+    /// Another portfolio job has proven the answer.
+    done: Option<Arc<AtomicBool>>,
 }
 
 impl TerminationCondition for Stop {
     fn should_stop(&mut self) -> bool {
         self.flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+            || self.done.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
             || self.budget.as_mut().is_some_and(|b| b.should_stop())
     }
 }
 
 impl Stop {
     fn new(opts: &SolveOptions) -> Stop {
-        Stop { budget: opts.time_limit.map(TimeBudget::starting_now), flag: opts.stop.clone() }
+        Stop { budget: opts.time_limit.map(TimeBudget::starting_now), flag: opts.stop.clone(), done: None }
     }
 }
 
 /// A proven lower bound on the nodes any mapping uses: distinct nodes of objects with a single
-/// possible node, and the fewest nodes whose CPUs hold the total load.
+/// possible node, and the fewest nodes whose CPUs hold the total load and give every solo module
+/// (`Analysis::solo`) a CPU of its own.
 pub fn nodes_lower_bound(app: &Application, cluster: &Cluster, an: &Analysis, fix_pins_cpu: bool) -> i64 {
     let pinned: std::collections::BTreeSet<_> = an.domain.iter().filter(|d| d.len() == 1).map(|d| d[0]).collect();
     let load = an.total_load_lo(app, cluster);
@@ -170,7 +177,7 @@ pub fn nodes_lower_bound(app: &Application, cluster: &Cluster, an: &Analysis, fi
     // CPUs needed: the total load, and one each for the self-paced modules (unless CPUs are
     // pinned by hand, when the scheduler does not choose).
     let pinned_cpu = fix_pins_cpu;
-    let need = if pinned_cpu { load } else { load.max(an.self_paced() as f64) };
+    let need = if pinned_cpu { load } else { load.max(an.cpus_needed(app, cluster) * (1.0 - 1e-9)) };
     let mut acc = 0.0;
     let mut k = 0;
     while acc < need * (1.0 - 1e-9) && k < cpus.len() {
@@ -190,9 +197,9 @@ pub fn export_csp(app: &Application, cluster: &Cluster) -> Result<crate::csp::ro
     Ok(crate::csp::rows::neutral(app, cluster, &an, BuildOptions::default().filter_locality, bound))
 }
 
-/// Whole-cluster counting arguments that refute an instance before any search: every
-/// self-paced module needs an idle CPU of its own (first allocation round), and the modules'
-/// load lower bounds must fit the cluster's CPUs (Σ Load <= 100 % per CPU).
+/// Whole-cluster counting arguments that refute an instance before any search: every solo
+/// module (`Analysis::solo`) needs an idle CPU of its own (first allocation round), and the
+/// modules' load lower bounds must fit the cluster's CPUs (Σ Load <= 100 % per CPU).
 fn counting_refutation(
     app: &Application,
     cluster: &Cluster,
@@ -202,11 +209,10 @@ fn counting_refutation(
     let mut out = Vec::new();
     let cpus: u64 = cluster.nodes.iter().map(|n| n.cpus as u64).sum();
     let pinned_cpu = fix.is_some_and(|f| f.placement.iter().any(|p| p.is_some_and(|p| p.cpu.is_some())));
-    if !pinned_cpu && an.self_paced() as u64 > cpus {
+    let solo = an.solo_everywhere(app, cluster);
+    if !pinned_cpu && solo as u64 > cpus {
         out.push(format!(
-            "{} self-paced modules each need an idle CPU of their own in the first allocation round; the cluster has {} CPUs",
-            an.self_paced(),
-            cpus
+            "{solo} modules (self-paced, or too slow to keep up on a shared CPU) each need an idle CPU of their own in the first allocation round; the cluster has {cpus} CPUs"
         ));
     }
     let load = an.total_load_lo(app, cluster);
@@ -330,47 +336,182 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
         let status = if best.is_some() { Status::Feasible } else { Status::Unknown };
         return finish(status, best, static_bound, stats);
     }
-    let mut model = Model::build(app, cluster, &an, fix, &opts.build);
-    stats.build_s = start.elapsed().as_secs_f64() - stats.greedy_s;
+    // A portfolio serves minimisation; a feasibility search stays single (its first mapping
+    // would otherwise depend on which job finds one first).
+    let jobs = if minimizing { opts.jobs.max(1) } else { 1 };
+    let job = |j: usize, done: Option<Arc<AtomicBool>>, at_most: Option<i64>| Job {
+        app,
+        cluster,
+        an: &an,
+        fix,
+        opts,
+        seed: opts.build.seed.wrapping_add(j as u64),
+        incumbent: best.clone(),
+        static_bound,
+        done,
+        at_most,
+        start,
+    };
+    if jobs == 1 {
+        let r = search(job(0, None, None));
+        merge(&mut stats, &r.stats);
+        return finish(r.status, r.best, r.bound, stats);
+    }
+    // Portfolio: `jobs` minimisations with seeds seed, seed + 1, ..., each on its own model (a
+    // pumpkin Solver is not Send), all starting from the warm start's incumbent. The first proof
+    // (optimal or infeasible) stops the others. The answer does not depend on which job won:
+    // a proven infeasibility is the same for all; for a proven optimum v the mapping returned
+    // is the warm start's if it has v nodes, else the first one job 0's search finds with at
+    // most v nodes (a fresh, single-threaded, seeded search).
+    let done = Arc::new(AtomicBool::new(false));
+    let results: Vec<Searched> = std::thread::scope(|sc| {
+        let hs: Vec<_> = (0..jobs)
+            .map(|j| {
+                let job = job(j, Some(done.clone()), None);
+                sc.spawn(move || search(job))
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().expect("search job")).collect()
+    });
+    for r in &results {
+        merge(&mut stats, &r.stats);
+    }
+    stats.build_s = results.iter().map(|r| r.stats.build_s).fold(0.0, f64::max);
+    if results.iter().any(|r| r.status == Status::Infeasible) {
+        return finish(Status::Infeasible, None, static_bound, stats);
+    }
+    if let Some(v) =
+        results.iter().filter(|r| r.status == Status::Optimal).filter_map(|r| r.best.as_ref().map(|b| b.2)).min()
+    {
+        if best.as_ref().is_some_and(|b| b.2 == v) {
+            return finish(Status::Optimal, best, v, stats);
+        }
+        let r = search(job(0, None, Some(v)));
+        if r.status == Status::Optimal {
+            stats.found_by = r.stats.found_by;
+            return finish(Status::Optimal, r.best, v, stats);
+        }
+        // Out of time while re-finding it: any job's optimal mapping, lowest job first.
+        let r = results.into_iter().find(|r| r.status == Status::Optimal).expect("an optimal job");
+        return finish(Status::Optimal, r.best, v, stats);
+    }
+    // Time limit: the best incumbent (fewest nodes, then lowest job) and the best bound.
+    let bound = results.iter().map(|r| r.bound).max().unwrap_or(static_bound);
+    let top = results.into_iter().filter(|r| r.best.is_some()).min_by_key(|r| r.best.as_ref().map(|b| b.2));
+    match top {
+        Some(r) => {
+            if r.stats.found_by.is_some() {
+                stats.found_by = r.stats.found_by;
+            }
+            finish(Status::Feasible, r.best, bound, stats)
+        }
+        None => finish(if best.is_some() { Status::Feasible } else { Status::Unknown }, best, bound, stats),
+    }
+}
+
+/// One search of the CSP (one job of a portfolio).
+struct Job<'a> {
+    app: &'a Application,
+    cluster: &'a Cluster,
+    an: &'a Analysis,
+    fix: Option<&'a PartialMapping>,
+    opts: &'a SolveOptions,
+    seed: u64,
+    /// The best sound mapping known before the search (the warm start's).
+    incumbent: Option<(Mapping, Report, i64)>,
+    static_bound: i64,
+    /// Raised by the job that proves its answer; the others stop.
+    done: Option<Arc<AtomicBool>>,
+    /// Find any sound mapping with at most this many nodes (a proven optimum), then stop.
+    at_most: Option<i64>,
+    start: Instant,
+}
+
+/// What a search ends with: its status, best sound mapping (with nodes used), bound, statistics.
+struct Searched {
+    status: Status,
+    best: Option<(Mapping, Report, i64)>,
+    bound: i64,
+    stats: Stats,
+}
+
+fn merge(into: &mut Stats, from: &Stats) {
+    into.build_s = from.build_s;
+    into.constraints = from.constraints.clone();
+    for &f in &from.skipped {
+        if !into.skipped.contains(&f) {
+            into.skipped.push(f);
+        }
+    }
+    into.rejected += from.rejected;
+    into.general_nogoods += from.general_nogoods;
+    if from.found_by.is_some() {
+        into.found_by = from.found_by;
+    }
+}
+
+fn search(job: Job) -> Searched {
+    let Job { app, cluster, an, fix, opts, seed, incumbent, static_bound, done, at_most, start } = job;
+    let t = Instant::now();
+    let mut stats = Stats::default();
+    let build = BuildOptions { seed, ..opts.build.clone() };
+    let mut model = Model::build(app, cluster, an, fix, &build);
+    stats.build_s = t.elapsed().as_secs_f64();
     stats.constraints = model.counts.clone();
     stats.skipped = model.skipped.clone();
-    let obj = opts.minimize.and_then(|Objective::Nodes| model.nodes_objective(app, cluster, &an));
-    if let (Some(o), Some(b)) = (obj, &best) {
-        model.bound_objective(o, b.2 as i32 - 1);
+    let obj = opts.minimize.and_then(|Objective::Nodes| model.nodes_objective(app, cluster, an));
+    let mut best = incumbent;
+    match (obj, at_most, &best) {
+        (Some(o), Some(v), _) => model.bound_objective(o, v as i32),
+        (Some(o), None, Some(b)) => model.bound_objective(o, b.2 as i32 - 1),
+        _ => {}
     }
     let mut brancher = model.solver.default_brancher();
     let mut resolver = ResolutionResolver::default();
+    let mut term = Stop {
+        budget: opts.time_limit.map(|l| TimeBudget::starting_now(l.saturating_sub(start.elapsed()))),
+        flag: opts.stop.clone(),
+        done: done.clone(),
+    };
+    let proven = |status: Status, best: Option<(Mapping, Report, i64)>, bound: i64, stats: Stats| {
+        if let Some(d) = &done {
+            d.store(true, Ordering::Relaxed);
+        }
+        Searched { status, best, bound, stats }
+    };
     loop {
         let candidate = match model.solver.satisfy(&mut brancher, &mut term, &mut resolver) {
             SatisfactionResult::Satisfiable(sat) => model.dec.decode(&sat.solution()),
             SatisfactionResult::Unsatisfiable(..) => {
                 return match best {
-                    Some(_) => finish(Status::Optimal, best, static_bound, stats),
-                    None => finish(Status::Infeasible, None, static_bound, stats),
+                    Some(_) if at_most.is_none() => proven(Status::Optimal, best, static_bound, stats),
+                    _ if at_most.is_some() => {
+                        Searched { status: Status::Unknown, best: None, bound: static_bound, stats }
+                    }
+                    _ => proven(Status::Infeasible, None, static_bound, stats),
                 };
             }
             SatisfactionResult::Unknown(solver, _, _) => {
                 let bound = obj.map(|o| solver.lower_bound(&o) as i64).unwrap_or(0).max(static_bound);
                 let status = if best.is_some() { Status::Feasible } else { Status::Unknown };
-                return finish(status, best, bound, stats);
+                return Searched { status, best, bound, stats };
             }
         };
         let r = verify::check(app, cluster, &candidate, &opts.perf);
         if r.verdict == Verdict::Sound {
+            stats.found_by = Some("search");
             let Some(o) = obj else {
-                stats.found_by = Some("search");
-                return finish(Status::Feasible, Some((candidate, r, 0)), 0, stats);
+                return proven(Status::Feasible, Some((candidate, r, 0)), 0, stats);
             };
             let k = nodes_used(&candidate);
-            stats.found_by = Some("search");
-            if k <= static_bound {
-                return finish(Status::Optimal, Some((candidate, r, k)), static_bound, stats);
+            if k <= static_bound || at_most.is_some() {
+                return proven(Status::Optimal, Some((candidate, r, k)), k, stats);
             }
             best = Some((candidate, r, k));
             model.bound_objective(o, k as i32 - 1);
         } else {
             stats.rejected += 1;
-            reject(app, cluster, &an, &mut model, &candidate, &r, &mut stats);
+            reject(app, cluster, an, &mut model, &candidate, &r, &mut stats);
         }
         if let Some(p) = &opts.progress {
             p(&Progress {

@@ -63,7 +63,7 @@ fn small_generated_instances_are_solved_and_verified() {
         // cluster has CPUs: counting refutes it before any search, and says so.
         let cpus: u32 = cluster.nodes.iter().map(|n| n.cpus).sum();
         assert!(
-            o.reasons.iter().any(|r| r.contains("self-paced") && r.contains(&format!("the cluster has {cpus} CPUs"))),
+            o.reasons.iter().any(|r| r.contains("idle CPU") && r.contains(&format!("the cluster has {cpus} CPUs"))),
             "{:?}",
             o.reasons
         );

@@ -245,8 +245,8 @@ fn parallel_and_serial_limits_agree() {
 #[test]
 fn formulations_and_warm_start_agree_on_optima_across_the_small_corpus() {
     // The same optimum, proven, whichever way it is reached: the CSP alone (first-round rows),
-    // the CSP with first-round prefix chains instead of rows (and no keep-up rows), and with the
-    // greedy warm start; each answer passes the verifier. Expected values: FluidParticle's 15 is
+    // the CSP with first-round prefix chains instead of rows (and no keep-up rows), with the
+    // greedy warm start, and a two-job portfolio (twice: same answer); each passes the verifier. Expected values: FluidParticle's 15 is
     // argued by hand above; a generated instance's optimum is what the three agree on, and at
     // most the node count of its planted mapping (sound by construction).
     let cases: [(&str, &str, &[parse::Override], Option<i64>); 3] = [
@@ -258,10 +258,14 @@ fn formulations_and_warm_start_agree_on_optima_across_the_small_corpus() {
         let cluster = parse::load_cluster(&root().join(c)).unwrap();
         let app = parse::load_application(&root().join(m), set).unwrap();
         let mut values = Vec::new();
-        for (warm, chains) in [(false, false), (false, true), (true, false)] {
+        let mut portfolio = Vec::new();
+        for (warm, chains, jobs) in
+            [(false, false, 1), (false, true, 1), (true, false, 1), (false, false, 2), (false, false, 2)]
+        {
             let mut o = SolveOptions {
                 minimize: Some(Objective::Nodes),
                 warm_start: warm,
+                jobs,
                 time_limit: Some(Duration::from_secs(120)),
                 ..Default::default()
             };
@@ -275,7 +279,12 @@ fn formulations_and_warm_start_agree_on_optima_across_the_small_corpus() {
             let (v, b) = r.objective.unwrap();
             assert_eq!(v, b, "{m}");
             values.push(v);
+            if jobs > 1 {
+                portfolio.push(r.mapping.unwrap());
+            }
         }
+        // The portfolio's answer depends only on the input, seed and job count.
+        assert_eq!(portfolio[0], portfolio[1], "{m}: same seed and jobs, same mapping");
         assert!(values.windows(2).all(|w| w[0] == w[1]), "{m}: {values:?}");
         if let Some(k) = want {
             assert_eq!(values[0], k, "{m}");

@@ -60,3 +60,40 @@ proptest! {
         try_all(&app, &cluster, "[place]\na = \"x1\"\nb = \"x1\"\n");
     }
 }
+
+#[test]
+fn negligible_weights_next_to_large_ones_do_not_crash_the_solver() {
+    // a -> b carries 60 MB at a's 10 Hz = 600 MB/s, more than the 500 MB/s link: b must share
+    // a's node. a -> c carries 1 byte (10 B/s), which rounds to weight 0 in the link's
+    // constraint; the CSP must drop it rather than hand pumpkin a zero coefficient (a panic).
+    // Cycle members likewise have load weight 0. By hand: a and b on one node, c anywhere.
+    let app = parse::application_from_str(
+        "[[modules]]\nname = \"a\"\ntexec = \"100 ms\"\nload = 0.9\n\
+         [[modules]]\nname = \"b\"\ntexec = \"10 ms\"\nload = 0.9\n\
+         [[modules]]\nname = \"c\"\ntexec = \"10 ms\"\nload = 0.9\n\
+         [[connections]]\nfrom = \"a\"\nto = \"b\"\nvolume = \"60 MB\"\n\
+         [[connections]]\nfrom = \"a\"\nto = \"c\"\nvolume = \"1 B\"\n",
+        "app.toml",
+        &[],
+    )
+    .unwrap();
+    let cluster = parse::cluster_from_str(
+        "[[networks]]\nname = \"N\"\nbandwidth = \"500 MB/s\"\nlatency = \"0 ms\"\n\
+         [[nodes]]\nnames = \"n0..n1\"\ncpus = 2\nprocessor = \"p\"\nnetworks = [\"N\"]\n",
+        "cluster.toml",
+    )
+    .unwrap();
+    for warm in [false, true] {
+        let o = flowmap::solve::solve(
+            &app,
+            &cluster,
+            None,
+            &flowmap::solve::SolveOptions { warm_start: warm, ..Default::default() },
+        );
+        assert_eq!(o.status, flowmap::solve::Status::Feasible, "warm {warm}");
+        let m = o.mapping.unwrap();
+        let (a, b) = (app.find_object("a").unwrap(), app.find_object("b").unwrap());
+        assert_eq!(m.node_of(a), m.node_of(b), "warm {warm}");
+        assert_eq!(verify::check(&app, &cluster, &m, &Options::default()).verdict, verify::Verdict::Sound);
+    }
+}
