@@ -31,7 +31,8 @@ use std::collections::VecDeque;
 pub struct Strategy {
     /// Prefer nodes already used and the fullest one (else the emptiest).
     pub pack: bool,
-    /// Let modules share CPUs as long as the load lower bounds fit (else one CPU each).
+    /// Let modules that need no idle CPU of their own (not solo) share CPUs as long as the
+    /// load lower bounds fit (else one CPU each).
     pub share: bool,
 }
 
@@ -81,6 +82,11 @@ struct State<'a> {
     pend: Vec<[f64; 2]>,
     /// Total bandwidth of each node's links, each way.
     cap_total: Vec<f64>,
+    /// Solo modules (`Analysis::solo`) per node, and the per-node smallest LD it uses.
+    solo_count: Vec<u32>,
+    ld_min: Vec<f64>,
+    /// Modules per node.
+    on_node: Vec<Vec<ObjectId>>,
 }
 
 impl<'a> State<'a> {
@@ -105,6 +111,9 @@ impl<'a> State<'a> {
             bw: vec![vec![[0.0; 2]; nk]; nn],
             edge_bw: app.graph.edge_references().map(|e| e.weight().volume * an.rate_hi[e.id().index()]).collect(),
             pend: vec![[0.0; 2]; nn],
+            solo_count: vec![0; nn],
+            on_node: vec![Vec::new(); nn],
+            ld_min: an.ld_min(app, cluster),
             cap_total: cluster
                 .nodes
                 .iter()
@@ -126,6 +135,43 @@ impl<'a> State<'a> {
             .filter(|e| self.node_of[e.source().index()].is_none() && e.source() != o)
             .map(|e| (e.id(), false));
         out.chain(inc).collect()
+    }
+
+    fn is_solo(&self, o: ObjectId, n: NodeId) -> bool {
+        self.an.module_of[o.index()].is_some_and(|mi| self.an.solo(self.app, self.cluster, mi, n, self.ld_min[n.ix()]))
+    }
+
+    /// Books module `o` on `n` (or takes it off with `sign` = -1).
+    fn book(&mut self, o: ObjectId, n: NodeId, sign: i32) {
+        self.objects[n.ix()] = (self.objects[n.ix()] as i32 + sign) as u32;
+        if self.an.module_of[o.index()].is_some() {
+            self.count[n.ix()] = (self.count[n.ix()] as i32 + sign) as u32;
+            self.load[n.ix()] += sign as f64 * self.load_of(o, n);
+            if self.is_solo(o, n) {
+                self.solo_count[n.ix()] = (self.solo_count[n.ix()] as i32 + sign) as u32;
+            }
+            if sign > 0 {
+                self.on_node[n.ix()].push(o);
+            } else {
+                self.on_node[n.ix()].retain(|&x| x != o);
+            }
+        }
+    }
+
+    /// Whether adding `o` to `n` keeps every solo module among the first CPUs(n) in the node's
+    /// allocation order (decreasing T_I/O, by the midpoint of its bounds), so that each still
+    /// finds an idle CPU; modules further down share CPUs (the verifier checks they keep up).
+    fn solo_first(&self, o: ObjectId, n: NodeId) -> bool {
+        let key = |x: ObjectId| {
+            let mi = self.an.module_of[x.index()].expect("module");
+            let (lo, hi) = self.an.key(self.app, self.cluster, mi, n);
+            (lo + hi) / 2.0
+        };
+        let mut ms: Vec<(f64, bool)> =
+            self.on_node[n.ix()].iter().chain(std::iter::once(&o)).map(|&x| (key(x), self.is_solo(x, n))).collect();
+        ms.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let cpus = self.cluster.node(n).cpus as usize;
+        ms.iter().skip(cpus).all(|&(_, solo)| !solo)
     }
 
     fn load_of(&self, o: ObjectId, n: NodeId) -> f64 {
@@ -192,9 +238,11 @@ impl<'a> State<'a> {
                 if self.load[n.ix()] + self.load_of(o, n) > cap {
                     return None;
                 }
-                // A self-paced module needs an idle CPU of its own (first allocation round).
-                let mi = self.an.module_of[o.index()].expect("module");
-                if self.an.inputs[mi].is_empty() && self.count[n.ix()] >= cpus {
+                // A solo module needs an idle CPU of its own (first allocation round); the
+                // others may share one if they keep up (the verifier decides).
+                if (self.is_solo(o, n) && self.solo_count[n.ix()] >= cpus)
+                    || (self.count[n.ix()] >= cpus && !self.solo_first(o, n))
+                {
                     return None;
                 }
             } else if self.count[n.ix()] >= cpus {
@@ -247,11 +295,7 @@ impl<'a> State<'a> {
             self.pend[n.ix()][if send { 0 } else { 1 }] += self.edge_bw[e.index()];
         }
         self.node_of[o.index()] = Some(n);
-        self.objects[n.ix()] += 1;
-        if self.an.module_of[o.index()].is_some() {
-            self.count[n.ix()] += 1;
-            self.load[n.ix()] += self.load_of(o, n);
-        }
+        self.book(o, n, 1);
         for (e, r) in routes {
             self.set_route(e, r, 1.0);
         }
@@ -277,11 +321,7 @@ impl<'a> State<'a> {
             self.route[e.index()] = Route::Unreachable;
         }
         self.node_of[o.index()] = None;
-        self.objects[n.ix()] -= 1;
-        if self.an.module_of[o.index()].is_some() {
-            self.count[n.ix()] -= 1;
-            self.load[n.ix()] -= self.load_of(o, n);
-        }
+        self.book(o, n, -1);
     }
 
     fn set_route(&mut self, e: EdgeId, r: Route, sign: f64) {
@@ -449,13 +489,8 @@ pub fn improve(cx: Ctx, start: (Mapping, Report), floor: i64, stop: &mut dyn FnM
         }
         let mut s = State::new(app, cluster, an, fix);
         for (i, p) in cur.placement.iter().enumerate() {
-            let o = ObjectId::new(i);
             s.node_of[i] = Some(p.node);
-            s.objects[p.node.ix()] += 1;
-            if an.module_of[i].is_some() {
-                s.count[p.node.ix()] += 1;
-                s.load[p.node.ix()] += s.load_of(o, p.node);
-            }
+            s.book(ObjectId::new(i), p.node, 1);
         }
         for (i, &r) in cur.routes.iter().enumerate() {
             s.set_route(EdgeId::new(i), r, 1.0);
