@@ -29,3 +29,7 @@ fn bench_check(c: &mut Criterion) {
 
 criterion_group!(benches, bench_check);
 criterion_main!(benches);
+
+// The same allocator as the `flowmap` binary, so the numbers are what users get.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -83,3 +83,7 @@ fn bench_corpus(c: &mut Criterion) {
 
 criterion_group!(benches, bench_corpus);
 criterion_main!(benches);
+
+// The same allocator as the `flowmap` binary, so the numbers are what users get.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

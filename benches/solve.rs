@@ -56,3 +56,7 @@ fn bench_solve(c: &mut Criterion) {
 
 criterion_group!(benches, bench_solve);
 criterion_main!(benches);
+
+// The same allocator as the `flowmap` binary, so the numbers are what users get.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -15,6 +15,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+// mimalloc: the model allocates many small vectors per prediction; measured 25 % faster
+// `check` (20.9 -> 15.6 µs on FluidParticle) than the system allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "flowmap",
