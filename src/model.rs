@@ -216,6 +216,9 @@ pub struct Application {
     pub groups: Vec<Group>,
     pub connections: Vec<Connection>,
     pub requirements: Vec<Requirement>,
+    /// Memo: the mapping-independent shape of G_sync (`perf::SyncShape`), computed on first use
+    /// by the performance model. Derived from `graph`, which is never changed after parsing.
+    pub sync_shape: std::sync::OnceLock<std::sync::Arc<crate::perf::SyncShape>>,
 }
 
 impl Application {

@@ -546,6 +546,7 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
         groups,
         connections,
         requirements,
+        sync_shape: Default::default(),
     };
     sink.into_result(app)
 }

@@ -121,15 +121,16 @@ fn allocate(
 ) {
     // Thread of a module: its cycle, or itself.
     let thread = |m: usize| -> usize { sg.cycle_of[m].map(|c| usize::MAX - c).unwrap_or(m) };
-    // contrib[cpu] = (thread, largest LD_c of that thread's members on that cpu), few per CPU.
-    let mut contrib: Vec<Vec<(usize, f64)>> = vec![Vec::new(); cpus];
+    // contrib = (cpu, thread, largest LD_c of that thread's members on that cpu); one entry per
+    // (cpu, thread) pair, few in all, so one flat list.
+    let mut contrib: Vec<(usize, usize, f64)> = Vec::with_capacity(order.len());
     let mut cpuld = vec![0.0f64; cpus];
     for &m in order {
         let t = thread(m);
-        let own = |cpu: usize, contrib: &[Vec<(usize, f64)>]| {
-            contrib[cpu].iter().find(|x| x.0 == t).map(|x| x.1).unwrap_or(0.0)
+        let own = |cpu: usize, contrib: &[(usize, usize, f64)]| {
+            contrib.iter().find(|x| x.0 == cpu && x.1 == t).map(|x| x.2).unwrap_or(0.0)
         };
-        let seen = |cpu: usize, contrib: &[Vec<(usize, f64)>], cpuld: &[f64]| cpuld[cpu] - own(cpu, contrib);
+        let seen = |cpu: usize, contrib: &[(usize, usize, f64)], cpuld: &[f64]| cpuld[cpu] - own(cpu, contrib);
         let p = match pinned[m] {
             Some(c) => c as usize,
             None => {
@@ -148,9 +149,9 @@ fn allocate(
         let old = own(p, &contrib);
         if ldc > old {
             cpuld[p] += ldc - old;
-            match contrib[p].iter_mut().find(|x| x.0 == t) {
-                Some(x) => x.1 = ldc,
-                None => contrib[p].push((t, ldc)),
+            match contrib.iter_mut().find(|x| x.0 == p && x.1 == t) {
+                Some(x) => x.2 = ldc,
+                None => contrib.push((p, t, ldc)),
             }
         }
         modules[m].cpu = p as u32;

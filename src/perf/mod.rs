@@ -13,7 +13,7 @@ mod network;
 pub mod sync;
 
 pub use network::{edge_rates, object_frequencies, path_latency, LinkUse};
-pub use sync::{static_inputs, StaticInput, SyncGraph, SyncInput};
+pub use sync::{static_inputs, StaticInput, SyncGraph, SyncInput, SyncShape};
 
 use crate::model::{Application, Cluster, Mapping, NodeId, ObjectId};
 
@@ -168,19 +168,18 @@ pub fn predict(
     if !missing.is_empty() {
         return Err(missing);
     }
-    let sg = sync::SyncGraph::build(app, cluster, mapping, &module_of, modules.len());
+    let sg = sync::SyncGraph::build(app, cluster, mapping);
     let schedule = alloc::solve_schedule(&sg, mapping, cluster, &mut modules, opts);
     let frequency = network::frequencies(app, &modules, &module_of);
     let edge_rate = network::edge_rates(app, &frequency);
     let links = network::links(app, cluster, mapping, &edge_rate);
+    let cycles = sg.cycles.iter().map(|c| c.iter().map(|&i| modules[i].object).collect()).collect();
+    let approximate_cycles =
+        sg.approximate.iter().map(|&c| sg.cycles[c].iter().map(|&i| modules[i].object).collect()).collect();
     Ok(Prediction {
-        sync_inputs: sg.inputs.clone(),
-        cycles: sg.cycles.iter().map(|c| c.iter().map(|&i| modules[i].object).collect()).collect(),
-        approximate_cycles: sg
-            .approximate
-            .iter()
-            .map(|&c| sg.cycles[c].iter().map(|&i| modules[i].object).collect())
-            .collect(),
+        sync_inputs: sg.inputs,
+        cycles,
+        approximate_cycles,
         modules,
         module_of,
         frequency,

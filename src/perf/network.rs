@@ -87,19 +87,30 @@ pub fn edge_rates(app: &Application, freq: &[f64]) -> Vec<f64> {
 /// eq 9 and 10 for every (node, network) pair with traffic.
 pub(super) fn links(app: &Application, cluster: &Cluster, mapping: &Mapping, rate: &[f64]) -> Vec<LinkUse> {
     let nets = cluster.networks.len();
+    // Edges per (node, network) and direction first, so each list is allocated once.
+    let mut sizes = vec![[0usize; 2]; cluster.nodes.len() * nets];
+    for e in app.graph.edge_references() {
+        if let Route::Net(net) = mapping.route(e.id()) {
+            sizes[mapping.node_of(e.source()).ix() * nets + net.ix()][0] += 1;
+            sizes[mapping.node_of(e.target()).ix() * nets + net.ix()][1] += 1;
+        }
+    }
     let mut slots: Vec<Option<LinkUse>> = vec![None; cluster.nodes.len() * nets];
     for e in app.graph.edge_references() {
         let Route::Net(net) = mapping.route(e.id()) else { continue };
         let bw = e.weight().volume * rate[e.id().index()];
         let cap = cluster.network(net).bandwidth;
-        let blank = |node| LinkUse {
-            node,
-            network: net,
-            send: 0.0,
-            recv: 0.0,
-            capacity: cap,
-            send_edges: vec![],
-            recv_edges: vec![],
+        let blank = |node: NodeId| {
+            let [s, r] = sizes[node.ix() * nets + net.ix()];
+            LinkUse {
+                node,
+                network: net,
+                send: 0.0,
+                recv: 0.0,
+                capacity: cap,
+                send_edges: Vec::with_capacity(s),
+                recv_edges: Vec::with_capacity(r),
+            }
         };
         let s = mapping.node_of(e.source());
         let d = mapping.node_of(e.target());

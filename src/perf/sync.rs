@@ -24,6 +24,33 @@ pub struct SyncInput {
     pub comm: f64,
 }
 
+/// The mapping-independent part of G_sync: every module's synchronous inputs with the edge
+/// paths they arrive by, and the component structure (with zero communication times). Module
+/// indices follow `Application::modules()`.
+#[derive(Debug)]
+pub struct SyncShape {
+    pub inputs: Vec<Vec<StaticInput>>,
+    pub graph: SyncGraph,
+}
+
+impl SyncShape {
+    pub fn new(app: &Application) -> SyncShape {
+        let mut module_of = vec![None; app.graph.node_count()];
+        let mut n = 0;
+        for o in app.modules() {
+            module_of[o.index()] = Some(n);
+            n += 1;
+        }
+        let inputs = static_inputs(app, &module_of, n);
+        let zero = inputs
+            .iter()
+            .map(|ins| ins.iter().map(|x| SyncInput { source: x.source, ratio: x.ratio, comm: 0.0 }).collect())
+            .collect();
+        SyncShape { inputs, graph: SyncGraph::from_inputs(zero) }
+    }
+}
+
+#[derive(Clone, Debug)]
 pub struct SyncGraph {
     pub inputs: Vec<Vec<SyncInput>>,
     /// Components in topological order (sources first); each a list of module indices.
@@ -40,26 +67,22 @@ pub struct SyncGraph {
 const ENUMERATION_BUDGET: usize = 200_000;
 
 impl SyncGraph {
-    pub fn build(
-        app: &Application,
-        cluster: &Cluster,
-        mapping: &Mapping,
-        module_of: &[Option<usize>],
-        n: usize,
-    ) -> SyncGraph {
-        // Carry the communication time along each path; keep the slowest path per input.
-        let inputs = walk_inputs(
-            app,
-            module_of,
-            n,
-            0.0f64,
-            |c: &f64, e| c + comm_time(app, cluster, mapping, e),
-            |best: &mut f64, c| *best = best.max(c),
-        )
-        .into_iter()
-        .map(|ins| ins.into_iter().map(|(source, ratio, comm)| SyncInput { source, ratio, comm }).collect())
-        .collect();
-        SyncGraph::from_inputs(inputs)
+    /// G_sync of a mapping: the application's mapping-independent shape (computed once per
+    /// application and kept in `Application::sync_shape`) with each input's communication time,
+    /// the slowest of its paths (Σ Vol/BW + L over the path's edges, eq 5).
+    pub fn build(app: &Application, cluster: &Cluster, mapping: &Mapping) -> SyncGraph {
+        let shape = app.sync_shape.get_or_init(|| std::sync::Arc::new(SyncShape::new(app)));
+        let mut sg = shape.graph.clone();
+        for (ins, st) in sg.inputs.iter_mut().zip(&shape.inputs) {
+            for (x, s) in ins.iter_mut().zip(st) {
+                x.comm = s
+                    .paths
+                    .iter()
+                    .map(|p| p.iter().map(|&e| comm_time(app, cluster, mapping, e)).sum::<f64>())
+                    .fold(0.0, f64::max);
+            }
+        }
+        sg
     }
 
     /// Builds the component structure from known synchronous inputs.
@@ -106,7 +129,14 @@ impl SyncGraph {
     pub fn iteration_times(&self, tcexec: &[f64]) -> Vec<f64> {
         let mut tit = vec![0.0; tcexec.len()];
         for comp in &self.order {
-            let inside = |s: usize| comp.contains(&s);
+            // Members of a component of several modules share their cycle id.
+            let inside = |s: usize| {
+                if comp.len() == 1 {
+                    s == comp[0]
+                } else {
+                    self.cycle_of[s].is_some() && self.cycle_of[s] == self.cycle_of[comp[0]]
+                }
+            };
             // The pace of inputs from outside the component (eq 4).
             let mut ext = 0.0f64;
             for &m in comp {
