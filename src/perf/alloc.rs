@@ -45,6 +45,7 @@ pub(super) fn solve_schedule(
     let mut tit;
     let mut tio;
     let mut iterations = 0usize;
+    let mut scratch = (Vec::new(), Vec::new());
     loop {
         tit = sg.iteration_times(&tcexec);
         tio = io_times(sg, modules, &tit);
@@ -73,7 +74,7 @@ pub(super) fn solve_schedule(
         iterations += 1;
         for ((node, _), order) in by_node.iter().zip(&orders) {
             let cpus = cluster.nodes[*node as usize].cpus as usize;
-            allocate(order, cpus, sg, &pinned, modules, &mut tcexec);
+            allocate(order, cpus, sg, &pinned, modules, &mut tcexec, &mut scratch);
         }
         if iterations == 1 {
             for (i, m) in modules.iter_mut().enumerate() {
@@ -118,13 +119,16 @@ fn allocate(
     pinned: &[Option<u32>],
     modules: &mut [ModulePerf],
     tcexec: &mut [f64],
+    scratch: &mut (Vec<(usize, usize, f64)>, Vec<f64>),
 ) {
     // Thread of a module: its cycle, or itself.
     let thread = |m: usize| -> usize { sg.cycle_of[m].map(|c| usize::MAX - c).unwrap_or(m) };
     // contrib = (cpu, thread, largest LD_c of that thread's members on that cpu); one entry per
-    // (cpu, thread) pair, few in all, so one flat list.
-    let mut contrib: Vec<(usize, usize, f64)> = Vec::with_capacity(order.len());
-    let mut cpuld = vec![0.0f64; cpus];
+    // (cpu, thread) pair, few in all, so one flat list. Buffers are reused across nodes.
+    let (contrib, cpuld) = scratch;
+    contrib.clear();
+    cpuld.clear();
+    cpuld.resize(cpus, 0.0);
     for &m in order {
         let t = thread(m);
         let own = |cpu: usize, contrib: &[(usize, usize, f64)]| {
@@ -136,17 +140,17 @@ fn allocate(
             None => {
                 let mut p = 0;
                 for c in 1..cpus {
-                    if seen(c, &contrib, &cpuld) < seen(p, &contrib, &cpuld) {
+                    if seen(c, contrib, cpuld) < seen(p, contrib, cpuld) {
                         p = c;
                     }
                 }
                 p
             }
         };
-        let free = (1.0 - seen(p, &contrib, &cpuld)).max(0.0);
+        let free = (1.0 - seen(p, contrib, cpuld)).max(0.0);
         let ld = modules[m].ld;
         let ldc = free * ld;
-        let old = own(p, &contrib);
+        let old = own(p, contrib);
         if ldc > old {
             cpuld[p] += ldc - old;
             match contrib.iter_mut().find(|x| x.0 == p && x.1 == t) {
