@@ -15,7 +15,11 @@ fn main() {
             sound += 1;
         }
     }
-    println!("{n} checks ({sound} sound) in {:?}: {:.2} us each", t.elapsed(), t.elapsed().as_secs_f64() * 1e6 / n as f64);
+    println!(
+        "{n} checks ({sound} sound) in {:?}: {:.2} us each",
+        t.elapsed(),
+        t.elapsed().as_secs_f64() * 1e6 / n as f64
+    );
 }
 
 #[global_allocator]
