@@ -116,6 +116,9 @@ pub struct SolveOptions {
     pub max_csp_size: usize,
     /// Portfolio searches run in parallel (seeds seed, seed + 1, ...); 1 = a single search.
     pub jobs: usize,
+    /// Do not free the CSP model when a search returns (for processes that exit right after:
+    /// freeing a 300-module model takes about a second, which a time limit would not count).
+    pub leak_model: bool,
 }
 
 impl Default for SolveOptions {
@@ -130,6 +133,7 @@ impl Default for SolveOptions {
             warm_start: true,
             max_csp_size: 400_000,
             jobs: 1,
+            leak_model: false,
         }
     }
 }
@@ -479,50 +483,59 @@ fn search(job: Job) -> Searched {
         }
         Searched { status, best, bound, stats }
     };
-    loop {
-        let candidate = match model.solver.satisfy(&mut brancher, &mut term, &mut resolver) {
-            SatisfactionResult::Satisfiable(sat) => model.dec.decode(&sat.solution()),
-            SatisfactionResult::Unsatisfiable(..) => {
-                return match best {
-                    Some(_) if at_most.is_none() => proven(Status::Optimal, best, static_bound, stats),
-                    _ if at_most.is_some() => {
-                        Searched { status: Status::Unknown, best: None, bound: static_bound, stats }
-                    }
-                    _ => proven(Status::Infeasible, None, static_bound, stats),
-                };
-            }
-            SatisfactionResult::Unknown(solver, _, _) => {
-                let bound = obj.map(|o| solver.lower_bound(&o) as i64).unwrap_or(0).max(static_bound);
-                let status = if best.is_some() { Status::Feasible } else { Status::Unknown };
-                return Searched { status, best, bound, stats };
-            }
-        };
-        let r = verify::check(app, cluster, &candidate, &opts.perf);
-        if r.verdict == Verdict::Sound {
-            stats.found_by = Some("search");
-            let Some(o) = obj else {
-                return proven(Status::Feasible, Some((candidate, r, 0)), 0, stats);
+    let run = || -> Searched {
+        loop {
+            let candidate = match model.solver.satisfy(&mut brancher, &mut term, &mut resolver) {
+                SatisfactionResult::Satisfiable(sat) => model.dec.decode(&sat.solution()),
+                SatisfactionResult::Unsatisfiable(..) => {
+                    return match best {
+                        Some(_) if at_most.is_none() => proven(Status::Optimal, best, static_bound, stats),
+                        _ if at_most.is_some() => {
+                            Searched { status: Status::Unknown, best: None, bound: static_bound, stats }
+                        }
+                        _ => proven(Status::Infeasible, None, static_bound, stats),
+                    };
+                }
+                SatisfactionResult::Unknown(solver, _, _) => {
+                    let bound = obj.map(|o| solver.lower_bound(&o) as i64).unwrap_or(0).max(static_bound);
+                    let status = if best.is_some() { Status::Feasible } else { Status::Unknown };
+                    return Searched { status, best, bound, stats };
+                }
             };
-            let k = nodes_used(&candidate);
-            if k <= static_bound || at_most.is_some() {
-                return proven(Status::Optimal, Some((candidate, r, k)), k, stats);
+            let r = verify::check(app, cluster, &candidate, &opts.perf);
+            if r.verdict == Verdict::Sound {
+                stats.found_by = Some("search");
+                let Some(o) = obj else {
+                    return proven(Status::Feasible, Some((candidate, r, 0)), 0, stats);
+                };
+                let k = nodes_used(&candidate);
+                if k <= static_bound || at_most.is_some() {
+                    return proven(Status::Optimal, Some((candidate, r, k)), k, stats);
+                }
+                best = Some((candidate, r, k));
+                model.bound_objective(o, k as i32 - 1);
+            } else {
+                stats.rejected += 1;
+                reject(app, cluster, an, &mut model, &candidate, &r, &mut stats);
             }
-            best = Some((candidate, r, k));
-            model.bound_objective(o, k as i32 - 1);
-        } else {
-            stats.rejected += 1;
-            reject(app, cluster, an, &mut model, &candidate, &r, &mut stats);
+            if let Some(p) = &opts.progress {
+                p(&Progress {
+                    elapsed_s: start.elapsed().as_secs_f64(),
+                    best: best.as_ref().map(|b| b.2),
+                    bound: Some(static_bound),
+                    rejected: stats.rejected,
+                    probes: 0,
+                });
+            }
         }
-        if let Some(p) = &opts.progress {
-            p(&Progress {
-                elapsed_s: start.elapsed().as_secs_f64(),
-                best: best.as_ref().map(|b| b.2),
-                bound: Some(static_bound),
-                rejected: stats.rejected,
-                probes: 0,
-            });
-        }
+    };
+    let r = run();
+    if opts.leak_model {
+        // Freeing a large pumpkin model takes about a second at 300 modules; a process that
+        // exits right after has no use for that second.
+        std::mem::forget(model);
     }
+    r
 }
 
 /// Adds the nogoods a rejected candidate teaches; always at least one that excludes it.
