@@ -65,47 +65,7 @@ enum Cmd {
         format: Format,
     },
     /// Find a sound mapping, or prove there is none (exit 0 found, 1 none exists, 2 bad input, 3 time limit).
-    Solve {
-        app: PathBuf,
-        cluster: PathBuf,
-        #[arg(long = "set", value_name = "NAME=VALUE")]
-        set: Vec<Override>,
-        /// A partial mapping to complete (a complete one is validated).
-        #[arg(long, value_name = "MAPPING")]
-        fix: Option<PathBuf>,
-        /// Stop searching after this many seconds.
-        #[arg(long, value_name = "SECONDS")]
-        time_limit: Option<f64>,
-        /// Seed of the solver's random choices (same seed, same answer).
-        #[arg(long, default_value_t = 42)]
-        seed: u64,
-        /// Write the mapping found as a file `flowmap check` accepts.
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-        #[arg(long, value_enum, default_value = "text")]
-        format: Format,
-        /// Do not order interchangeable instances and identical nodes.
-        #[arg(long)]
-        no_symmetry: bool,
-        /// Let filters sit on nodes other than their sources' and destinations'.
-        #[arg(long)]
-        no_filter_locality: bool,
-        /// Find a mapping that minimises this and prove it optimal (or report best and bound).
-        #[arg(long, value_enum)]
-        minimize: Option<MinimizeArg>,
-        /// Skip the greedy warm start: search with the CSP from the first candidate.
-        #[arg(long)]
-        no_warm_start: bool,
-        /// Build the CSP only up to this many placement and edge-end literals; larger instances
-        /// get the greedy mapping and the static bound (the CSP of 1,000 modules on 256 nodes
-        /// would take ~7 GB).
-        #[arg(long, default_value_t = 400_000)]
-        max_csp_size: usize,
-        /// With --minimize: run this many searches in parallel (seeds seed, seed + 1, ...); the
-        /// first proof stops the others. The answer depends only on the input, seed and job count.
-        #[arg(long, default_value_t = 1)]
-        jobs: usize,
-    },
+    Solve(SolveArgs),
     /// Write the static CSP as solver-neutral JSON (for the CP-SAT reference script in benches/).
     ExportCsp {
         app: PathBuf,
@@ -157,6 +117,49 @@ enum Cmd {
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
+}
+
+#[derive(clap::Args)]
+struct SolveArgs {
+    app: PathBuf,
+    cluster: PathBuf,
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<Override>,
+    /// A partial mapping to complete (a complete one is validated).
+    #[arg(long, value_name = "MAPPING")]
+    fix: Option<PathBuf>,
+    /// Stop searching after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    time_limit: Option<f64>,
+    /// Seed of the solver's random choices (same seed, same answer).
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Write the mapping found as a file `flowmap check` accepts.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Do not order interchangeable instances and identical nodes.
+    #[arg(long)]
+    no_symmetry: bool,
+    /// Let filters sit on nodes other than their sources' and destinations'.
+    #[arg(long)]
+    no_filter_locality: bool,
+    /// Find a mapping that minimises this and prove it optimal (or report best and bound).
+    #[arg(long, value_enum)]
+    minimize: Option<MinimizeArg>,
+    /// Skip the greedy warm start: search with the CSP from the first candidate.
+    #[arg(long)]
+    no_warm_start: bool,
+    /// Build the CSP only up to this many placement and edge-end literals; larger instances
+    /// get the greedy mapping and the static bound (the CSP of 1,000 modules on 256 nodes
+    /// would take ~7 GB).
+    #[arg(long, default_value_t = 400_000)]
+    max_csp_size: usize,
+    /// With --minimize: run this many searches in parallel (seeds seed, seed + 1, ...); the
+    /// first proof stops the others. The answer depends only on the input, seed and job count.
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
 }
 
 /// Reads both descriptions, reporting the problems of both files together.
@@ -297,151 +300,159 @@ fn main() -> ExitCode {
         }
     };
     match cli.cmd {
-        Cmd::Check { app, cluster, mapping, set, format } => {
-            let (app, cluster) = match load(&app, &cluster, &set) {
-                Ok(x) => x,
-                Err(e) => return bad_input(e),
-            };
-            let mapping = match parse::load_mapping(&mapping, &app, &cluster) {
-                Ok(m) => m,
-                Err(e) => return bad_input(e),
-            };
-            let r = verify::check(&app, &cluster, &mapping, &perf::Options::default());
-            match format {
-                Format::Text => print!("{}", report::check_text(&app, &cluster, &mapping, &r)),
-                Format::Json => println!(
-                    "{}",
-                    serde_json::to_string_pretty(&report::check_json(&app, &cluster, &mapping, &r)).expect("json")
-                ),
-                Format::Dot => print!("{}", report::mapping_dot(&app, &cluster, &mapping)),
-            }
-            if r.verdict == verify::Verdict::Sound {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            }
-        }
-        Cmd::Solve {
-            app,
-            cluster,
-            set,
-            fix,
-            time_limit,
-            seed,
-            out,
-            format,
-            no_symmetry,
-            no_filter_locality,
-            minimize,
-            no_warm_start,
-            max_csp_size,
-            jobs,
-        } => {
-            let (app, cluster) = match load(&app, &cluster, &set) {
-                Ok(x) => x,
-                Err(e) => return bad_input(e),
-            };
-            let fix = match fix.map(|f| parse::load_partial_mapping(&f, &app, &cluster)).transpose() {
-                Ok(f) => f,
-                Err(e) => return bad_input(e),
-            };
-            if let Some(t) = time_limit {
-                if !(t.is_finite() && t >= 0.0) {
-                    eprintln!("error: --time-limit: expected a number of seconds >= 0, got {t}");
-                    return ExitCode::from(2);
-                }
-            }
-            let opts = SolveOptions {
-                time_limit: time_limit.map(Duration::from_secs_f64),
-                build: BuildOptions {
-                    symmetry: !no_symmetry,
-                    filter_locality: !no_filter_locality,
-                    seed,
-                    ..Default::default()
-                },
-                perf: perf::Options::default(),
-                minimize: minimize.map(|MinimizeArg::Nodes| Objective::Nodes),
-                stop: Some(stop_flag()),
-                progress: progress_display(),
-                warm_start: !no_warm_start,
-                max_csp_size,
-                jobs,
-                // One-shot process: skip freeing the model (about 1 s at 300 modules).
-                leak_model: true,
-            };
-            let outcome = solve::solve(&app, &cluster, fix.as_ref(), &opts);
-            match format {
-                Format::Text => print!("{}", report::solve_text(&app, &cluster, &outcome)),
-                Format::Json => println!(
-                    "{}",
-                    serde_json::to_string_pretty(&report::solve_json(&app, &cluster, &outcome)).expect("json")
-                ),
-                Format::Dot => match &outcome.mapping {
-                    Some(m) => print!("{}", report::mapping_dot(&app, &cluster, m)),
-                    None => eprintln!("no mapping to draw: {}", outcome.status.name()),
-                },
-            }
-            if let (Some(path), Some(m), Status::Feasible | Status::Optimal) = (&out, &outcome.mapping, outcome.status)
-            {
-                if let Err(e) = std::fs::write(path, report::mapping_toml(&app, &cluster, m)) {
-                    eprintln!("error: cannot write {}: {e}", path.display());
-                    return ExitCode::from(2);
-                }
-            }
-            match outcome.status {
-                Status::Feasible | Status::Optimal => ExitCode::SUCCESS,
-                Status::Infeasible => ExitCode::from(1),
-                Status::Unknown => ExitCode::from(3),
-            }
-        }
-        Cmd::ExportCsp { app, cluster, set } => {
-            let (app, cluster) = match load(&app, &cluster, &set) {
-                Ok(x) => x,
-                Err(e) => return bad_input(e),
-            };
-            match solve::export_csp(&app, &cluster) {
-                Ok(n) => {
-                    use std::io::Write;
-                    let text = serde_json::to_string(&report::export_json(&app, &cluster, &n)).expect("json");
-                    // A closed pipe (e.g. `| head`) is not an error worth a panic.
-                    let _ = writeln!(std::io::stdout().lock(), "{text}");
-                    ExitCode::SUCCESS
-                }
-                Err(reasons) => {
-                    for r in reasons {
-                        eprintln!("no mapping can exist: {r}");
-                    }
-                    ExitCode::from(1)
-                }
-            }
-        }
+        Cmd::Check { app, cluster, mapping, set, format } => check_cmd(&app, &cluster, &mapping, &set, format),
+        Cmd::Solve(args) => solve_cmd(args),
+        Cmd::ExportCsp { app, cluster, set } => export_cmd(&app, &cluster, &set),
         Cmd::Gen { modules, nodes, seed, kind, models, clusters } => {
-            if modules == 0 || nodes == 0 {
-                return usage("--modules and --nodes must be at least 1".into());
-            }
-            let kind = match kind {
-                GenKindArg::Feasible => flowmap::gen::GenKind::Feasible,
-                GenKindArg::Tight => flowmap::gen::GenKind::Tight,
-                GenKindArg::Infeasible => flowmap::gen::GenKind::Infeasible,
-            };
-            let g = flowmap::gen::generate(&flowmap::gen::GenOptions { modules, nodes, seed, kind });
-            let files = [
-                (models.join(format!("{}.toml", g.name)), report::gen_app_toml(&g)),
-                (clusters.join(format!("{}.toml", g.name)), report::gen_cluster_toml(&g)),
-                (models.join("mappings").join(format!("{}.toml", g.name)), report::gen_mapping_toml(&g)),
-            ];
-            for (path, text) in files.iter().take(if g.place.is_empty() { 2 } else { 3 }) {
-                if let Err(e) =
-                    path.parent().map(std::fs::create_dir_all).transpose().and_then(|_| std::fs::write(path, text))
-                {
-                    return usage(format!("cannot write {}: {e}", path.display()));
-                }
-                println!("{}", path.display());
-            }
-            ExitCode::SUCCESS
+            gen_cmd(modules, nodes, seed, kind, &models, &clusters)
         }
         Cmd::Limit { app, cluster, param, frequency, range, set, jobs, time_limit, seed, format } => {
             limit_cmd(&app, &cluster, param, frequency, range, set, jobs, time_limit, seed, format)
         }
     }
+}
+
+fn check_cmd(app: &Path, cluster: &Path, mapping: &Path, set: &[Override], format: Format) -> ExitCode {
+    let (app, cluster) = match load(app, cluster, set) {
+        Ok(x) => x,
+        Err(e) => return bad_input(e),
+    };
+    let mapping = match parse::load_mapping(mapping, &app, &cluster) {
+        Ok(m) => m,
+        Err(e) => return bad_input(e),
+    };
+    let r = verify::check(&app, &cluster, &mapping, &perf::Options::default());
+    match format {
+        Format::Text => print!("{}", report::check_text(&app, &cluster, &mapping, &r)),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report::check_json(&app, &cluster, &mapping, &r)).expect("json")
+        ),
+        Format::Dot => print!("{}", report::mapping_dot(&app, &cluster, &mapping)),
+    }
+    if r.verdict == verify::Verdict::Sound {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn solve_cmd(a: SolveArgs) -> ExitCode {
+    let SolveArgs {
+        app,
+        cluster,
+        set,
+        fix,
+        time_limit,
+        seed,
+        out,
+        format,
+        no_symmetry,
+        no_filter_locality,
+        minimize,
+        no_warm_start,
+        max_csp_size,
+        jobs,
+    } = a;
+    let (app, cluster) = match load(&app, &cluster, &set) {
+        Ok(x) => x,
+        Err(e) => return bad_input(e),
+    };
+    let fix = match fix.map(|f| parse::load_partial_mapping(&f, &app, &cluster)).transpose() {
+        Ok(f) => f,
+        Err(e) => return bad_input(e),
+    };
+    if let Some(t) = time_limit {
+        if !(t.is_finite() && t >= 0.0) {
+            eprintln!("error: --time-limit: expected a number of seconds >= 0, got {t}");
+            return ExitCode::from(2);
+        }
+    }
+    let opts = SolveOptions {
+        time_limit: time_limit.map(Duration::from_secs_f64),
+        build: BuildOptions {
+            symmetry: !no_symmetry,
+            filter_locality: !no_filter_locality,
+            seed,
+            ..Default::default()
+        },
+        perf: perf::Options::default(),
+        minimize: minimize.map(|MinimizeArg::Nodes| Objective::Nodes),
+        stop: Some(stop_flag()),
+        progress: progress_display(),
+        warm_start: !no_warm_start,
+        max_csp_size,
+        jobs,
+        // One-shot process: skip freeing the model (about 1 s at 300 modules).
+        leak_model: true,
+    };
+    let outcome = solve::solve(&app, &cluster, fix.as_ref(), &opts);
+    match format {
+        Format::Text => print!("{}", report::solve_text(&app, &cluster, &outcome)),
+        Format::Json => {
+            println!("{}", serde_json::to_string_pretty(&report::solve_json(&app, &cluster, &outcome)).expect("json"))
+        }
+        Format::Dot => match &outcome.mapping {
+            Some(m) => print!("{}", report::mapping_dot(&app, &cluster, m)),
+            None => eprintln!("no mapping to draw: {}", outcome.status.name()),
+        },
+    }
+    if let (Some(path), Some(m), Status::Feasible | Status::Optimal) = (&out, &outcome.mapping, outcome.status) {
+        if let Err(e) = std::fs::write(path, report::mapping_toml(&app, &cluster, m)) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    match outcome.status {
+        Status::Feasible | Status::Optimal => ExitCode::SUCCESS,
+        Status::Infeasible => ExitCode::from(1),
+        Status::Unknown => ExitCode::from(3),
+    }
+}
+
+fn export_cmd(app: &Path, cluster: &Path, set: &[Override]) -> ExitCode {
+    let (app, cluster) = match load(app, cluster, set) {
+        Ok(x) => x,
+        Err(e) => return bad_input(e),
+    };
+    match solve::export_csp(&app, &cluster) {
+        Ok(n) => {
+            use std::io::Write;
+            let text = serde_json::to_string(&report::export_json(&app, &cluster, &n)).expect("json");
+            // A closed pipe (e.g. `| head`) is not an error worth a panic.
+            let _ = writeln!(std::io::stdout().lock(), "{text}");
+            ExitCode::SUCCESS
+        }
+        Err(reasons) => {
+            for r in reasons {
+                eprintln!("no mapping can exist: {r}");
+            }
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn gen_cmd(modules: usize, nodes: usize, seed: u64, kind: GenKindArg, models: &Path, clusters: &Path) -> ExitCode {
+    if modules == 0 || nodes == 0 {
+        return usage("--modules and --nodes must be at least 1".into());
+    }
+    let kind = match kind {
+        GenKindArg::Feasible => flowmap::gen::GenKind::Feasible,
+        GenKindArg::Tight => flowmap::gen::GenKind::Tight,
+        GenKindArg::Infeasible => flowmap::gen::GenKind::Infeasible,
+    };
+    let g = flowmap::gen::generate(&flowmap::gen::GenOptions { modules, nodes, seed, kind });
+    let files = [
+        (models.join(format!("{}.toml", g.name)), report::gen_app_toml(&g)),
+        (clusters.join(format!("{}.toml", g.name)), report::gen_cluster_toml(&g)),
+        (models.join("mappings").join(format!("{}.toml", g.name)), report::gen_mapping_toml(&g)),
+    ];
+    for (path, text) in files.iter().take(if g.place.is_empty() { 2 } else { 3 }) {
+        if let Err(e) = path.parent().map(std::fs::create_dir_all).transpose().and_then(|_| std::fs::write(path, text))
+        {
+            return usage(format!("cannot write {}: {e}", path.display()));
+        }
+        println!("{}", path.display());
+    }
+    ExitCode::SUCCESS
 }
