@@ -151,6 +151,9 @@ struct SolveArgs {
     /// Skip the greedy warm start: search with the CSP from the first candidate.
     #[arg(long)]
     no_warm_start: bool,
+    /// Skip large-neighbourhood search (repairing and improving mappings on small sub-models).
+    #[arg(long)]
+    no_lns: bool,
     /// Build the CSP only up to this many placement and edge-end literals; larger instances
     /// get the greedy mapping and the static bound (the CSP of 1,000 modules on 256 nodes
     /// would take ~7 GB).
@@ -351,6 +354,7 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
         no_filter_locality,
         minimize,
         no_warm_start,
+        no_lns,
         max_csp_size,
         jobs,
     } = a;
@@ -385,6 +389,7 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
         jobs,
         // One-shot process: skip freeing the model (about 1 s at 300 modules).
         leak_model: true,
+        lns: !no_lns,
     };
     let outcome = solve::solve(&app, &cluster, fix.as_ref(), &opts);
     match format {

@@ -18,6 +18,9 @@
 //! 3. **Maximum latency** L on a path (eq 11): Σ T_it over the path's modules plus the transfers
 //!    is at most L; with every other term at its lower bound, each module's T_it gets a bound,
 //!    which then spreads to its ancestors as in 2.
+//! 4. **Routes** (eq 9–10 and placement): an edge's ends are on one node, or on two nodes that
+//!    share a network whose bandwidth holds the edge's traffic (at its lowest rate) alone. A
+//!    node of one end's domain with no such partner in the other end's domain is removed.
 //!
 //! Bounds are recomputed from the shrunken domains and the arguments repeated to a fixpoint.
 //! Comparisons allow a relative 1e-6, looser than the verifier's, so that rounding can never
@@ -41,6 +44,9 @@ pub enum Cause {
     KeepUp { input: usize, bound_s: f64 },
     /// Requirement `requirement` (index into `Application::requirements`) bounds the module's T_it.
     Requirement { requirement: usize, bound_s: f64 },
+    /// This edge (carrying at least `bw` bytes per second) has no network from that node to any
+    /// node of the other end's domain that could carry it, and the ends cannot share the node.
+    Route { edge: crate::model::EdgeId, bw: f64 },
 }
 
 /// What the presolve did.
@@ -99,6 +105,8 @@ pub(crate) fn run(app: &Application, cluster: &Cluster, an: &mut Analysis) {
             let worst = others.iter().copied().fold(0.0, f64::max);
             removed_now += restrict(app, cluster, an, mi, |t| over(t + worst, b), &reason, cause, &mut emptied);
         }
+        // 4. Routes: every edge needs a partner node for each end.
+        removed_now += routes(app, cluster, an, &mut emptied);
         for (o, cause) in emptied {
             an.problems.push(format!("{} has no node left: {}", app.object(o).name, describe(app, an, o, &cause)));
             an.presolve.emptied.push((o, cause));
@@ -109,6 +117,49 @@ pub(crate) fn run(app: &Application, cluster: &Cluster, an: &mut Analysis) {
         }
         an.refresh_bounds(app, cluster);
     }
+}
+
+/// Arc consistency of every edge's ends (rule 4); returns how many pairs it removed.
+fn routes(app: &Application, cluster: &Cluster, an: &mut Analysis, emptied: &mut Vec<(ObjectId, Cause)>) -> usize {
+    use petgraph::visit::EdgeRef;
+    let nn = cluster.nodes.len();
+    let nk = cluster.networks.len();
+    let mut removed = 0usize;
+    let mut in_other = vec![false; nn];
+    let mut count = vec![0usize; nk];
+    for e in app.graph.edge_references() {
+        let bw = e.weight().volume * an.rate_lo[e.id().index()];
+        let usable: Vec<bool> = cluster.networks.iter().map(|k| !over(bw, k.bandwidth)).collect();
+        for (this, other) in [(e.source(), e.target()), (e.target(), e.source())] {
+            if an.domain[other.index()].is_empty() || an.domain[this.index()].is_empty() {
+                continue;
+            }
+            count.iter_mut().for_each(|c| *c = 0);
+            for &b in &an.domain[other.index()] {
+                in_other[b.ix()] = true;
+                for k in &cluster.node(b).networks {
+                    count[k.ix()] += 1;
+                }
+            }
+            let before = an.domain[this.index()].len();
+            an.domain[this.index()].retain(|&a| {
+                in_other[a.ix()]
+                    || cluster.node(a).networks.iter().any(|k| usable[k.ix()] && count[k.ix()] > usize::from(in_other[a.ix()]))
+            });
+            for &b in &an.domain[other.index()] {
+                in_other[b.ix()] = false;
+            }
+            let k = before - an.domain[this.index()].len();
+            if k > 0 {
+                removed += k;
+                *an.presolve.by_reason.entry("routes".to_string()).or_default() += k;
+                if an.domain[this.index()].is_empty() {
+                    emptied.push((this, Cause::Route { edge: e.id(), bw }));
+                }
+            }
+        }
+    }
+    removed
 }
 
 /// Removes the nodes of module `mi`'s domain where `bad(T_exec there)`; returns how many.
@@ -246,5 +297,10 @@ pub fn describe(app: &Application, an: &Analysis, o: ObjectId, cause: &Cause) ->
             let _ = o;
             format!("{what} needs its T_it <= {}, and its T_exec is above that on every allowed node", ms(*bound_s))
         }
+        Cause::Route { edge, bw } => format!(
+            "its edge {} carries at least {:.3} MB/s, and from no allowed node does a network that fast reach a node the other end may use",
+            app.edge_name(*edge),
+            bw / 1e6
+        ),
     }
 }

@@ -64,6 +64,17 @@ pub fn solve_json(app: &Application, cluster: &Cluster, o: &Outcome) -> Value {
             "greedy_nodes": o.stats.greedy_nodes,
             "found_by": o.stats.found_by,
             "skipped_families": o.stats.skipped,
+            "presolve_removed": o.stats.presolve_removed,
+            "presolve_by_reason": o.stats.presolve_by_reason,
+            "lns_s": (o.stats.lns_s * 1e6).round() / 1e6,
+            "lns": {
+                "iterations": o.stats.lns.iterations,
+                "improvements": o.stats.lns.improvements,
+                "sat": o.stats.lns.sat,
+                "unsat": o.stats.lns.unsat,
+                "unknown": o.stats.lns.unknown,
+                "rejected": o.stats.lns.rejected,
+            },
         },
     })
 }

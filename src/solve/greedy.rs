@@ -44,6 +44,9 @@ pub struct Ctx<'a> {
     pub an: &'a Analysis,
     pub fix: Option<&'a PartialMapping>,
     pub popts: &'a perf::Options,
+    /// A filter goes on the node of one of its sources or destinations (CP paper, Section 4.2),
+    /// as the CSP's `filter-locality` family demands unless `--no-filter-locality`.
+    pub filter_locality: bool,
 }
 
 /// A node choice: preference tuple (higher is better), node, routes of the placed edges.
@@ -87,10 +90,18 @@ struct State<'a> {
     ld_min: Vec<f64>,
     /// Modules per node.
     on_node: Vec<Vec<ObjectId>>,
+    filter_locality: bool,
+    /// Per module: T_exec where it is placed, or its smallest over its domain while unplaced.
+    texec_now: Vec<f64>,
+    /// Per module: a lower bound on its pace given what is placed (T_it_sync with `texec_now`),
+    /// and whether it is stale.
+    pace_lo: Vec<f64>,
+    pace_stale: bool,
 }
 
 impl<'a> State<'a> {
-    fn new(app: &'a Application, cluster: &'a Cluster, an: &'a Analysis, fix: Option<&'a PartialMapping>) -> Self {
+    fn new(cx: Ctx<'a>) -> Self {
+        let Ctx { app, cluster, an, fix, filter_locality, .. } = cx;
         let nn = cluster.nodes.len();
         let nk = cluster.networks.len();
         let on_net = cluster
@@ -120,7 +131,30 @@ impl<'a> State<'a> {
                 .map(|n| n.networks.iter().map(|k| cluster.network(*k).bandwidth).sum())
                 .collect(),
             on_net,
+            filter_locality,
+            texec_now: (0..an.modules.len()).map(|mi| an.texec_lo(app, cluster, mi)).collect(),
+            pace_lo: Vec::new(),
+            pace_stale: true,
         }
+    }
+
+    /// Whether module `mi` on `n` keeps up with its synchronous inputs whatever is placed later:
+    /// T_exec there is within k x the fastest pace its inputs can still have (buffer-overflow
+    /// rule at the synchronisation pace; later placements only slow the inputs down).
+    fn keeps_up(&mut self, mi: usize, n: NodeId) -> bool {
+        if self.an.inputs[mi].is_empty() {
+            return true;
+        }
+        if self.pace_stale {
+            let t: Vec<f64> = self.texec_now.iter().map(|x| if x.is_finite() { *x } else { 0.0 }).collect();
+            self.pace_lo = self.an.sync_lo.iteration_times(&t);
+            self.pace_stale = false;
+        }
+        let texec = self.an.costs(self.app, self.cluster, mi, n).0;
+        self.an.inputs[mi].iter().all(|x| {
+            (self.an.cycle_of[mi].is_some() && self.an.cycle_of[x.source] == self.an.cycle_of[mi])
+                || verify::le(texec, x.ratio * self.pace_lo[x.source])
+        })
     }
 
     /// Edges of `o` (no self-loops) whose other end is not placed: (edge, o is the source).
@@ -144,7 +178,13 @@ impl<'a> State<'a> {
     /// Books module `o` on `n` (or takes it off with `sign` = -1).
     fn book(&mut self, o: ObjectId, n: NodeId, sign: i32) {
         self.objects[n.ix()] = (self.objects[n.ix()] as i32 + sign) as u32;
-        if self.an.module_of[o.index()].is_some() {
+        if let Some(mi) = self.an.module_of[o.index()] {
+            self.texec_now[mi] = if sign > 0 {
+                self.an.costs(self.app, self.cluster, mi, n).0
+            } else {
+                self.an.texec_lo(self.app, self.cluster, mi)
+            };
+            self.pace_stale = true;
             self.count[n.ix()] = (self.count[n.ix()] as i32 + sign) as u32;
             self.load[n.ix()] += sign as f64 * self.load_of(o, n);
             if self.is_solo(o, n) {
@@ -228,7 +268,7 @@ impl<'a> State<'a> {
 
     /// Whether `o` fits on `n`, and the routes its placed edges would take.
     fn fits(&self, o: ObjectId, n: NodeId, share: bool, allowed: &[bool]) -> Option<Vec<(EdgeId, Route)>> {
-        if !allowed[n.ix()] {
+        if !allowed[n.ix()] || !self.local_filter_ok(o, n) {
             return None;
         }
         let cpus = self.cluster.node(n).cpus;
@@ -285,6 +325,78 @@ impl<'a> State<'a> {
             }
         }
         Some(routes)
+    }
+
+    /// With filter locality: a filter only on a node holding one of its placed neighbours.
+    fn local_filter_ok(&self, o: ObjectId, n: NodeId) -> bool {
+        if !self.filter_locality || self.app.object(o).is_module() {
+            return true;
+        }
+        let g = &self.app.graph;
+        g.neighbors_directed(o, Direction::Incoming)
+            .chain(g.neighbors_directed(o, Direction::Outgoing))
+            .any(|b| self.node_of[b.index()] == Some(n))
+    }
+
+    /// Whether some neighbour of `o` is placed (a filter waits for one under filter locality).
+    fn has_placed_neighbour(&self, o: ObjectId) -> bool {
+        let g = &self.app.graph;
+        g.neighbors_directed(o, Direction::Incoming)
+            .chain(g.neighbors_directed(o, Direction::Outgoing))
+            .any(|b| self.node_of[b.index()].is_some())
+    }
+
+    /// Places `o` where it breaks the fewest rules (when no node fits): a node of its domain
+    /// that is allowed, honours filter locality, and reaches its placed neighbours, with the
+    /// least CPU and link overload; routes take the shared network with the most headroom.
+    /// The mapping is then unsound; large-neighbourhood search repairs it.
+    fn place_forced(&mut self, o: ObjectId) {
+        let mut best: Option<((u32, i64, i64), NodeId)> = None;
+        for &n in &self.an.domain[o.index()] {
+            let placed = self.placed_edges(o);
+            let unreachable =
+                placed.iter().filter(|&&(_, m, _)| m != n && self.cluster.shared_networks(n, m).is_empty()).count()
+                    as u32;
+            let locality = u32::from(!self.local_filter_ok(o, n));
+            let cpu_over = if self.an.module_of[o.index()].is_some() {
+                (self.count[n.ix()] as i64 + 1 - self.cluster.node(n).cpus as i64).max(0)
+            } else {
+                0
+            };
+            let local: f64 = placed.iter().filter(|&&(_, m, _)| m == n).map(|&(e, _, _)| self.edge_bw[e.index()]).sum();
+            let key = (unreachable * 2 + locality, cpu_over, -((local / 1e3).round() as i64));
+            if best.is_none_or(|b| key < b.0) {
+                best = Some((key, n));
+            }
+        }
+        let Some((_, n)) = best else { return };
+        let mut routes = Vec::new();
+        for (e, m, send) in self.placed_edges(o) {
+            if m == n {
+                routes.push((e, Route::Local));
+                continue;
+            }
+            let r = match self.pick_network(e, n, m, send, &[]) {
+                Some(k) => Route::Net(k),
+                None => self
+                    .cluster
+                    .shared_networks(n, m)
+                    .into_iter()
+                    .filter(|k| self.fix.and_then(|f| f.network[e.index()]).is_none_or(|g| g == *k))
+                    .max_by(|a, b| {
+                        let head = |k: NetworkId| {
+                            let d = if send { (0, 1) } else { (1, 0) };
+                            (self.cluster.network(k).bandwidth - self.bw[n.ix()][k.ix()][d.0])
+                                .min(self.cluster.network(k).bandwidth - self.bw[m.ix()][k.ix()][d.1])
+                        };
+                        head(*a).total_cmp(&head(*b)).then(b.cmp(a))
+                    })
+                    .map(Route::Net)
+                    .unwrap_or(Route::Unreachable),
+            };
+            routes.push((e, r));
+        }
+        self.place(o, n, routes);
     }
 
     fn place(&mut self, o: ObjectId, n: NodeId, routes: Vec<(EdgeId, Route)>) {
@@ -351,6 +463,9 @@ impl<'a> State<'a> {
         // (score tuple, node, routes); higher is better.
         let mut best: Option<Choice> = None;
         for &n in &self.an.domain[o.index()] {
+            if module.is_some_and(|mi| !self.keeps_up(mi, n)) {
+                continue;
+            }
             let Some(routes) = self.fits(o, n, st.share, allowed) else { continue };
             let local: f64 = routes.iter().filter(|r| r.1 == Route::Local).map(|r| self.edge_bw[r.0.index()]).sum();
             let fast = module.is_none_or(|mi| self.an.costs(self.app, self.cluster, mi, n).0 <= fastest);
@@ -442,14 +557,49 @@ fn order(app: &Application, an: &Analysis) -> Vec<ObjectId> {
     out
 }
 
-/// One construction; None if some object found no node.
+/// One construction; None if some object found no node (unless `forced`: then it goes where
+/// it breaks the fewest rules, and the mapping may be unsound).
 pub fn construct(cx: Ctx, st: Strategy) -> Option<Mapping> {
-    let Ctx { app, cluster, an, fix, .. } = cx;
-    let mut s = State::new(app, cluster, an, fix);
+    construct_with(cx, st, false)
+}
+
+/// A complete mapping, sound or not: the start of large-neighbourhood search when no
+/// construction is sound.
+pub fn construct_forced(cx: Ctx, st: Strategy) -> Mapping {
+    construct_with(cx, st, true).expect("forced constructions place everything")
+}
+
+fn construct_with(cx: Ctx, st: Strategy, forced: bool) -> Option<Mapping> {
+    let Ctx { app, cluster, an, .. } = cx;
+    let mut s = State::new(cx);
     let all = vec![true; cluster.nodes.len()];
-    for o in order(app, an) {
+    // Under filter locality a filter waits until one of its neighbours is placed.
+    let mut waiting: Vec<ObjectId> = Vec::new();
+    let mut queue: VecDeque<ObjectId> = order(app, an).into();
+    while let Some(o) = queue.pop_front() {
+        if cx.filter_locality && !app.object(o).is_module() && !s.has_placed_neighbour(o) && !queue.is_empty() {
+            waiting.push(o);
+            continue;
+        }
         if !s.place_best(o, st, &all) {
-            return None;
+            if !forced {
+                return None;
+            }
+            s.place_forced(o);
+        }
+        // Filters whose neighbour just arrived go next.
+        let ready: Vec<ObjectId> = waiting.iter().copied().filter(|&f| s.has_placed_neighbour(f)).collect();
+        waiting.retain(|f| !ready.contains(f));
+        for f in ready.into_iter().rev() {
+            queue.push_front(f);
+        }
+    }
+    for o in waiting {
+        if !s.place_best(o, st, &all) {
+            if !forced {
+                return None;
+            }
+            s.place_forced(o);
         }
     }
     Some(s.mapping())
@@ -480,14 +630,14 @@ pub fn best(cx: Ctx, minimize: bool) -> Option<(Mapping, Report)> {
 /// Tries to empty used nodes, fewest objects first, moving their objects onto the other used
 /// nodes; keeps each move the verifier accepts. `stop` is polled between attempts.
 pub fn improve(cx: Ctx, start: (Mapping, Report), floor: i64, stop: &mut dyn FnMut() -> bool) -> (Mapping, Report) {
-    let Ctx { app, cluster, an, fix, popts } = cx;
+    let Ctx { app, cluster, an, popts, .. } = cx;
     let (mut cur, mut rep) = start;
     let mut failed = vec![false; cluster.nodes.len()];
     loop {
         if super::nodes_used(&cur) <= floor || stop() {
             return (cur, rep);
         }
-        let mut s = State::new(app, cluster, an, fix);
+        let mut s = State::new(cx);
         for (i, p) in cur.placement.iter().enumerate() {
             s.node_of[i] = Some(p.node);
             s.book(ObjectId::new(i), p.node, 1);

@@ -7,6 +7,7 @@
 
 pub mod greedy;
 pub mod limit;
+pub mod lns;
 mod nogood;
 
 use crate::csp::{Analysis, BuildOptions, Lit, Model};
@@ -63,6 +64,12 @@ pub struct Stats {
     pub found_by: Option<&'static str>,
     /// Optional CSP families left out because they would be too large.
     pub skipped: Vec<&'static str>,
+    /// (object, node) pairs the requirement-aware presolve removed, in all and per reason.
+    pub presolve_removed: usize,
+    pub presolve_by_reason: std::collections::BTreeMap<String, usize>,
+    /// Large-neighbourhood search: time spent and what it did.
+    pub lns_s: f64,
+    pub lns: lns::LnsStats,
 }
 
 #[derive(Clone, Debug)]
@@ -119,6 +126,9 @@ pub struct SolveOptions {
     /// Do not free the CSP model when a search returns (for processes that exit right after:
     /// freeing a 300-module model takes about a second, which a time limit would not count).
     pub leak_model: bool,
+    /// Run large-neighbourhood search (repair and node-emptying) between the greedy mapper and
+    /// the full CSP.
+    pub lns: bool,
 }
 
 impl Default for SolveOptions {
@@ -134,6 +144,7 @@ impl Default for SolveOptions {
             max_csp_size: 400_000,
             jobs: 1,
             leak_model: false,
+            lns: true,
         }
     }
 }
@@ -211,19 +222,90 @@ fn counting_refutation(
     fix: Option<&PartialMapping>,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    let cpus: u64 = cluster.nodes.iter().map(|n| n.cpus as u64).sum();
     let pinned_cpu = fix.is_some_and(|f| f.placement.iter().any(|p| p.is_some_and(|p| p.cpu.is_some())));
-    let solo = an.solo_everywhere(app, cluster);
-    if !pinned_cpu && solo as u64 > cpus {
-        out.push(format!(
-            "{solo} modules (self-paced, or too slow to keep up on a shared CPU) each need an idle CPU of their own in the first allocation round; the cluster has {cpus} CPUs"
-        ));
+    let ld_min = an.ld_min(app, cluster);
+    // Per module: needs an idle CPU wherever it goes (solo everywhere), and its smallest load.
+    let words = cluster.nodes.len().div_ceil(64);
+    let bits = |d: &[crate::model::NodeId]| {
+        let mut b = vec![0u64; words];
+        for n in d {
+            b[n.ix() / 64] |= 1 << (n.ix() % 64);
+        }
+        b
+    };
+    let mods: Vec<(Vec<u64>, bool, f64)> = an
+        .modules
+        .iter()
+        .enumerate()
+        .map(|(mi, &o)| {
+            let d = &an.domain[o.index()];
+            let solo = !pinned_cpu
+                && an.cycle_of[mi].is_none()
+                && !d.is_empty()
+                && d.iter().all(|&n| an.solo(app, cluster, mi, n, ld_min[n.ix()]));
+            let load = d.iter().map(|&n| an.load_lo(app, cluster, mi, n)).fold(f64::INFINITY, f64::min);
+            (bits(d), solo, if load.is_finite() { load } else { 0.0 })
+        })
+        .collect();
+    // Hall-type counting: for the whole cluster and for every distinct domain D, the modules
+    // that can only run inside D must fit D's CPUs (one idle CPU per solo module in the first
+    // allocation round; Σ Load <= 100 % per CPU).
+    let mut domains: Vec<Vec<crate::model::NodeId>> = vec![(0..cluster.nodes.len() as u32).map(crate::model::NodeId).collect()];
+    let mut seen: std::collections::BTreeSet<Vec<crate::model::NodeId>> = domains.iter().cloned().collect();
+    for &o in &an.modules {
+        let d = &an.domain[o.index()];
+        if !d.is_empty() && seen.insert(d.clone()) {
+            domains.push(d.clone());
+        }
     }
-    let load = an.total_load_lo(app, cluster);
-    if load > cpus as f64 * (1.0 + verify::EPS) {
-        out.push(format!("the modules' loads add up to at least {load:.2} CPUs; the cluster has {cpus}"));
+    for d in &domains {
+        let db = bits(d);
+        let inside = |b: &Vec<u64>| b.iter().zip(&db).all(|(x, y)| x & !y == 0);
+        let members: Vec<usize> = (0..mods.len()).filter(|&mi| inside(&mods[mi].0)).collect();
+        let cpus: u64 = d.iter().map(|&n| cluster.node(n).cpus as u64).sum();
+        let whole = d.len() == cluster.nodes.len();
+        let place = if whole {
+            "the cluster has".to_string()
+        } else {
+            format!("{} {}", node_set(cluster, d), if d.len() == 1 { "has" } else { "have" })
+        };
+        let solo: Vec<usize> = members.iter().copied().filter(|&mi| mods[mi].1).collect();
+        if solo.len() as u64 > cpus {
+            out.push(format!(
+                "{} modules{} (self-paced, or too slow to keep up on a shared CPU) each need an idle CPU of their own in the first allocation round; {place} {cpus} CPUs",
+                solo.len(),
+                if whole { String::new() } else { format!(" that may only run on {} ({})", node_set(cluster, d), object_set(app, solo.iter().map(|&mi| an.modules[mi]))) },
+            ));
+            continue;
+        }
+        let load: f64 = members.iter().map(|&mi| mods[mi].2).sum();
+        if load > cpus as f64 * (1.0 + verify::EPS) {
+            out.push(format!(
+                "the loads of the modules{} add up to at least {load:.2} CPUs; {place} {cpus}",
+                if whole { String::new() } else { format!(" that may only run on {}", node_set(cluster, d)) }
+            ));
+        }
     }
     out
+}
+
+/// Nodes named compactly: "n0001", "n0001 and n0002", or "12 nodes (n0001, ...)".
+fn node_set(cluster: &Cluster, d: &[crate::model::NodeId]) -> String {
+    match d.len() {
+        1 => cluster.node(d[0]).name.clone(),
+        2 => format!("{} and {}", cluster.node(d[0]).name, cluster.node(d[1]).name),
+        k => format!("{k} nodes ({}, ..., {})", cluster.node(d[0]).name, cluster.node(d[k - 1]).name),
+    }
+}
+
+/// Objects named by group: "renderer x4, joypad".
+fn object_set(app: &Application, objs: impl Iterator<Item = crate::model::ObjectId>) -> String {
+    let mut per: std::collections::BTreeMap<(u32, String), usize> = Default::default();
+    for o in objs {
+        let g = app.object(o).group;
+        *per.entry((g.0, app.group(g).name.clone())).or_default() += 1;
+    }
+    per.into_iter().map(|((_, g), k)| if k == 1 { g } else { format!("{g} x{k}") }).collect::<Vec<_>>().join(", ")
 }
 
 /// The CSP's size in placement and edge-end literals (its memory grows with it).
@@ -266,6 +348,8 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
         return Outcome { status, mapping: Some(m), report: Some(r), reasons: vec![], objective, stats };
     }
     let an = Analysis::new(app, cluster, fix);
+    stats.presolve_removed = an.presolve.removed;
+    stats.presolve_by_reason = an.presolve.by_reason.clone();
     if !an.problems.is_empty() {
         stats.time_s = start.elapsed().as_secs_f64();
         return Outcome {
@@ -314,7 +398,7 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     let mut best: Option<(Mapping, Report, i64)> = None;
     if opts.warm_start && !term.should_stop() {
         let t = Instant::now();
-        let cx = greedy::Ctx { app, cluster, an: &an, fix, popts: &opts.perf };
+        let cx = greedy::Ctx { app, cluster, an: &an, fix, popts: &opts.perf, filter_locality: opts.build.filter_locality };
         if let Some(g) = greedy::best(cx, minimizing) {
             let g = if minimizing { greedy::improve(cx, g, static_bound, &mut || term.should_stop()) } else { g };
             let k = nodes_used(&g.0);
@@ -333,10 +417,74 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             return finish(status, best, static_bound, stats);
         }
     }
+    // Large-neighbourhood search: repairs an unsound construction, then (minimising) empties
+    // nodes. With a full CSP to fall back on it gets a slice of the time and stops when it
+    // stalls; without one it is the search.
+    let csp_fits = csp_size(app, &an) <= opts.max_csp_size;
+    let deadline = opts.time_limit.map(|l| start + l);
+    // Feasibility with a full CSP to fall back on: the CSP decides (it can also prove that no
+    // mapping exists). Otherwise LNS repairs the construction; minimising, it empties nodes
+    // first.
+    let lns_useful = if minimizing { best.is_some() || !csp_fits } else { !csp_fits };
+    if opts.lns && lns_useful && !term.should_stop() {
+        let t = Instant::now();
+        let cx = greedy::Ctx {
+            app,
+            cluster,
+            an: &an,
+            fix,
+            popts: &opts.perf,
+            filter_locality: opts.build.filter_locality,
+        };
+        let first = match &best {
+            Some(b) => b.0.clone(),
+            None => greedy::construct_forced(cx, greedy::STRATEGIES[0]),
+        };
+        let inc = lns::Incumbent::new(app, cluster, &opts.perf, first);
+        let now = Instant::now();
+        let slice_end = match deadline {
+            Some(d) if csp_fits => Some(now + d.saturating_duration_since(now) / 5),
+            d => d,
+        };
+        let slice = lns::Budget { deadline: slice_end, stop: opts.stop.clone(), done: None };
+        let stall = if csp_fits { 10 } else { 300 };
+        let mut l = lns::Lns::new(app, cluster, &an, &opts.perf, &opts.build, opts.build.seed);
+        let rejected0 = stats.rejected;
+        let mut report_progress = |i: &lns::Incumbent| {
+            if let (Some(p), lns::Score::Sound(k)) = (&opts.progress, i.score) {
+                p(&Progress {
+                    elapsed_s: start.elapsed().as_secs_f64(),
+                    best: Some(k),
+                    bound: Some(static_bound),
+                    rejected: rejected0,
+                    probes: 0,
+                });
+            }
+        };
+        let mut inc = l.run(inc, lns::Goal::Repair, &slice, stall, &mut report_progress);
+        if minimizing && matches!(inc.score, lns::Score::Sound(_)) {
+            inc = l.run(inc, lns::Goal::FewerNodes { floor: static_bound }, &slice, stall, &mut report_progress);
+        }
+        if let lns::Score::Sound(k) = inc.score {
+            if best.as_ref().is_none_or(|b| k < b.2) {
+                stats.found_by = Some("lns");
+                best = Some((inc.mapping, inc.report, k));
+            }
+        }
+        stats.lns_s = t.elapsed().as_secs_f64();
+        stats.lns = l.stats.clone();
+        match &best {
+            Some(_) if !minimizing => return finish(Status::Feasible, best, 0, stats),
+            Some(b) if b.2 <= static_bound => return finish(Status::Optimal, best, static_bound, stats),
+            _ => {}
+        }
+    }
     // A CSP too large to build within memory and time (1,000 modules on 256 nodes: ~7 GB,
-    // 16 s) is not built: the warm start's mapping is the answer, with the static bound.
-    if csp_size(app, &an) > opts.max_csp_size {
-        stats.skipped.push("csp");
+    // 16 s) is not built: the best mapping found so far is the answer, with the static bound.
+    if !csp_fits || term.should_stop() {
+        if !csp_fits {
+            stats.skipped.push("csp");
+        }
         let status = if best.is_some() { Status::Feasible } else { Status::Unknown };
         return finish(status, best, static_bound, stats);
     }
@@ -458,9 +606,21 @@ fn search(job: Job) -> Searched {
     let Job { app, cluster, an, fix, opts, seed, incumbent, static_bound, done, at_most, start } = job;
     let t = Instant::now();
     let mut stats = Stats::default();
-    let build = BuildOptions { seed, ..opts.build.clone() };
+    let build = BuildOptions {
+        seed,
+        deadline: opts.time_limit.map(|l| start + l),
+        stop: opts.stop.clone(),
+        ..opts.build.clone()
+    };
     let mut model = Model::build(app, cluster, an, fix, &build);
     stats.build_s = t.elapsed().as_secs_f64();
+    if model.interrupted {
+        let status = if incumbent.is_some() { Status::Feasible } else { Status::Unknown };
+        if opts.leak_model {
+            std::mem::forget(model);
+        }
+        return Searched { status, best: incumbent, bound: static_bound, stats };
+    }
     stats.constraints = model.counts.clone();
     stats.skipped = model.skipped.clone();
     let obj = opts.minimize.and_then(|Objective::Nodes| model.nodes_objective(app, cluster, an));
@@ -562,7 +722,7 @@ fn reject(
     }
 }
 
-fn negate(l: Lit) -> Lit {
+pub(crate) fn negate(l: Lit) -> Lit {
     match l {
         Lit::Place(o, n, p) => Lit::Place(o, n, !p),
         Lit::Route(e, k, p) => Lit::Route(e, k, !p),
