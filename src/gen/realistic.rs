@@ -20,20 +20,23 @@
 //! 30–95 % of the source's fast T_exec (x k after a k:1 gather), so the pipeline's pace is its
 //! source's T_exec on the source's processor type.
 //!
-//! **Cluster**: display racks (the wall nodes, n0000.., 2–4... CPUs, one processor type) and
-//! compute racks of 1–~20 nodes with 2–32 CPUs, each rack of one processor type, in proportion
-//! to what the planted mapping needs on each type (CPUs ~1.5–2.1x the modules planted there).
-//! Networks: `eth` (slow latency) on every rack or all but one compute rack; `ib0` (and `ib1` on
-//! larger or lucky clusters) on a random subset of racks only.
+//! **Cluster**: display racks first (the wall nodes, `n0000..`, one processor type, CPUs for
+//! what is pinned there and more), then compute racks of roughly 4–16 nodes, each of one
+//! processor type and one CPU count (2–32), with nodes of each type in proportion to what the
+//! planted mapping puts there and 1.5–2.1 CPUs per planted module. Networks: `eth` (slow
+//! latency) on every rack or all but one compute rack; `ib0` on about half of the compute racks
+//! and on the display racks; `ib1` (larger or lucky clusters) on another subset. No fast network
+//! reaches every rack.
 //!
-//! **Planted mapping**: each pipeline is put in the zone of one network (racks on it; for a
-//! visual pipeline, a network its display rack is on), on its chosen processor types: a
-//! pipeline's source is fast or slow (fast when a requirement needs it); each stage is slow
-//! when its slow T_exec keeps up with the pace (at most 98 % of it), with probability 0.55, and
-//! fast otherwise. Nodes are filled one module per CPU (no module shares a CPU, so no
-//! concurrency slows anything), usually next to the previous module. Filters sit on a neighbour's
-//! node. Each non-local edge takes its connection's preferred network (fast ones for heavy
-//! traffic, mostly) when both nodes are on it, else another one they share.
+//! **Planted mapping**: pinned objects first; then each pipeline is put in the zone of one
+//! network (its racks; fast networks preferred; for a visual pipeline, a network its display
+//! rack is on), on its chosen processor types: a pipeline's source is fast or slow (fast when a
+//! requirement needs it); each stage is slow when its slow T_exec keeps up with the pace (at
+//! most 98 % of it), with probability 0.55, and fast otherwise. Nodes are filled one module per
+//! CPU (no module shares a CPU, so no concurrency slows anything), usually next to the previous
+//! module. Filters sit on a neighbour's node. A heavy connection (1 MB/s or more per edge)
+//! prefers a fast network three times in four, a light one `eth`; an edge takes the preferred
+//! network when both nodes are on it, else another one they share.
 //!
 //! **Bandwidth**: each network's bandwidth is `feasible` 1.5x or `tight` 1.1x the busiest use of
 //! that network by one node in one direction in the planted mapping (eq 9–10 at the
@@ -1383,11 +1386,15 @@ impl B {
                 let old = *req;
                 *req = hz;
                 let src = &self.groups[pipe.src].name;
+                let (gather, k) = if ratio > 1 {
+                    (format!(" and a {ratio}:1 gather"), format!("{ratio} x "))
+                } else {
+                    Default::default()
+                };
                 (
                     format!("{rname}'s min_frequency is {hz} Hz instead of {old} Hz."),
                     format!(
-                        "{rname} waits for {src} through FIFO links{}, so its T_it is at least {ratio} x T_it({src}) >= {ratio} x {tsrc} ms ({src}'s T_exec on the fastest type): at most {:.6} Hz.",
-                        if ratio > 1 { format!(" and a {ratio}:1 gather") } else { String::new() },
+                        "{rname} waits for {src} through FIFO links{gather}, so its T_it is at least {k}T_it({src}) >= {k}{tsrc} ms ({src}'s T_exec on its fastest type): at most {:.6} Hz.",
                         1000.0 / (ratio as f64 * tsrc)
                     ),
                 )

@@ -488,3 +488,33 @@ fn infeasible_variants_hold_their_argument() {
         infeasible_reason_holds(&e.kind, &load(&e.app, &e.cluster, None), &load(&f.app, &f.cluster, None), &e.name);
     }
 }
+
+/// `flowmap gen --family realistic` writes files `flowmap check` accepts (the planted mapping:
+/// exit 0), prints the planted node count, and rejects kinds of the other family (exit 2).
+#[test]
+fn cli_writes_checkable_files() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_flowmap")).current_dir(root()).args(args).output().unwrap()
+    };
+    let dir = std::env::temp_dir().join(format!("flowmap-realistic-{}", std::process::id()));
+    let (models, clusters) = (dir.join("m"), dir.join("c"));
+    let (ms, cs) = (models.to_str().unwrap(), clusters.to_str().unwrap());
+    let gen = ["gen", "--family", "realistic", "--modules", "30", "--nodes", "8", "--seed", "5", "--models", ms];
+    let o = run(&[&gen[..], &["--clusters", cs, "--kind", "tight"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let name = "realistic-30x8-tight-s5.toml";
+    let (app, cluster, mapping) = (models.join(name), clusters.join(name), models.join("mappings").join(name));
+    let i = load(app.to_str().unwrap(), cluster.to_str().unwrap(), Some(mapping.to_str().unwrap()));
+    assert!(out.contains(&format!("planted mapping: {} of 8 nodes", used_nodes(i.mapping.as_ref().unwrap()))), "{out}");
+    let o = run(&["check", app.to_str().unwrap(), cluster.to_str().unwrap(), mapping.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
+    for bad in [
+        &["gen", "--family", "realistic", "--kind", "infeasible", "--models", ms, "--clusters", cs][..],
+        &["gen", "--kind", "infeasible-cpu", "--models", ms, "--clusters", cs],
+        &["gen", "--family", "realistic", "--modules", "5", "--models", ms, "--clusters", cs],
+    ] {
+        assert_eq!(run(bad).status.code(), Some(2), "{bad:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
