@@ -44,11 +44,27 @@ enum MinimizeArg {
     Nodes,
 }
 
+#[derive(Clone, Copy, PartialEq, ValueEnum)]
+enum GenFamilyArg {
+    /// Stages of parallel modules, one processor cost (models/generated).
+    Pipeline,
+    /// Pipelines with MPI rings, filters, pinned displays, two processor types, partial networks
+    /// and binding requirements (models/realistic).
+    Realistic,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum GenKindArg {
     Feasible,
     Tight,
+    /// pipeline family: more self-paced modules than CPUs.
     Infeasible,
+    /// realistic family: a display node with too few CPUs for its pinned modules.
+    InfeasibleCpu,
+    /// realistic family: a link between pinned objects heavier than any network they share.
+    InfeasibleLink,
+    /// realistic family: a minimum frequency no processor type reaches.
+    InfeasibleRequirement,
 }
 
 #[derive(Subcommand)]
@@ -75,6 +91,9 @@ enum Cmd {
     },
     /// Generate a synthetic instance (application, cluster, planted mapping), seeded.
     Gen {
+        #[arg(long, value_enum, default_value = "pipeline")]
+        family: GenFamilyArg,
+        /// Module instances (filters not counted).
         #[arg(long, default_value_t = 50)]
         modules: usize,
         #[arg(long, default_value_t = 16)]
@@ -83,12 +102,13 @@ enum Cmd {
         seed: u64,
         #[arg(long, value_enum, default_value = "feasible")]
         kind: GenKindArg,
-        /// Directory for the application and planted mapping (mapping in DIR/mappings).
-        #[arg(long, default_value = "models/generated")]
-        models: PathBuf,
-        /// Directory for the cluster.
-        #[arg(long, default_value = "clusters/generated")]
-        clusters: PathBuf,
+        /// Directory for the application and planted mapping (mapping in DIR/mappings)
+        /// [default: models/generated, or models/realistic].
+        #[arg(long)]
+        models: Option<PathBuf>,
+        /// Directory for the cluster [default: clusters/generated, or clusters/realistic].
+        #[arg(long)]
+        clusters: Option<PathBuf>,
     },
     /// The largest parameter value, or the highest module frequency, with a sound mapping
     /// (exit 0 found, 1 no value in range has one, 2 bad input, 3 inconclusive).
@@ -306,8 +326,8 @@ fn main() -> ExitCode {
         Cmd::Check { app, cluster, mapping, set, format } => check_cmd(&app, &cluster, &mapping, &set, format),
         Cmd::Solve(args) => solve_cmd(args),
         Cmd::ExportCsp { app, cluster, set } => export_cmd(&app, &cluster, &set),
-        Cmd::Gen { modules, nodes, seed, kind, models, clusters } => {
-            gen_cmd(modules, nodes, seed, kind, &models, &clusters)
+        Cmd::Gen { family, modules, nodes, seed, kind, models, clusters } => {
+            gen_cmd(family, modules, nodes, seed, kind, models, clusters)
         }
         Cmd::Limit { app, cluster, param, frequency, range, set, jobs, time_limit, seed, format } => {
             limit_cmd(&app, &cluster, param, frequency, range, set, jobs, time_limit, seed, format)
@@ -437,27 +457,68 @@ fn export_cmd(app: &Path, cluster: &Path, set: &[Override]) -> ExitCode {
     }
 }
 
-fn gen_cmd(modules: usize, nodes: usize, seed: u64, kind: GenKindArg, models: &Path, clusters: &Path) -> ExitCode {
+fn gen_cmd(
+    family: GenFamilyArg,
+    modules: usize,
+    nodes: usize,
+    seed: u64,
+    kind: GenKindArg,
+    models: Option<PathBuf>,
+    clusters: Option<PathBuf>,
+) -> ExitCode {
+    use flowmap::gen::{self, realistic::RealisticKind, GenKind};
     if modules == 0 || nodes == 0 {
         return usage("--modules and --nodes must be at least 1".into());
     }
-    let kind = match kind {
-        GenKindArg::Feasible => flowmap::gen::GenKind::Feasible,
-        GenKindArg::Tight => flowmap::gen::GenKind::Tight,
-        GenKindArg::Infeasible => flowmap::gen::GenKind::Infeasible,
+    let g = match (family, kind) {
+        (GenFamilyArg::Pipeline, GenKindArg::Feasible | GenKindArg::Tight | GenKindArg::Infeasible) => {
+            let kind = match kind {
+                GenKindArg::Feasible => GenKind::Feasible,
+                GenKindArg::Tight => GenKind::Tight,
+                _ => GenKind::Infeasible,
+            };
+            gen::generate(&gen::GenOptions { modules, nodes, seed, kind })
+        }
+        (GenFamilyArg::Realistic, k) => {
+            let kind = match k {
+                GenKindArg::Feasible => RealisticKind::Feasible,
+                GenKindArg::Tight => RealisticKind::Tight,
+                GenKindArg::InfeasibleCpu => RealisticKind::InfeasibleCpu,
+                GenKindArg::InfeasibleLink => RealisticKind::InfeasibleLink,
+                GenKindArg::InfeasibleRequirement => RealisticKind::InfeasibleRequirement,
+                GenKindArg::Infeasible => {
+                    return usage(
+                        "--family realistic: say --kind infeasible-cpu, infeasible-link or infeasible-requirement"
+                            .into(),
+                    )
+                }
+            };
+            match gen::realistic::generate(&gen::realistic::RealisticOptions { modules, nodes, seed, kind }) {
+                Ok(g) => g,
+                Err(e) => return usage(e),
+            }
+        }
+        (GenFamilyArg::Pipeline, _) => {
+            return usage("--family pipeline: --kind is feasible, tight or infeasible".into());
+        }
     };
-    let g = flowmap::gen::generate(&flowmap::gen::GenOptions { modules, nodes, seed, kind });
+    let dir = if family == GenFamilyArg::Realistic { "realistic" } else { "generated" };
+    let models = models.unwrap_or_else(|| PathBuf::from("models").join(dir));
+    let clusters = clusters.unwrap_or_else(|| PathBuf::from("clusters").join(dir));
     let files = [
         (models.join(format!("{}.toml", g.name)), report::gen_app_toml(&g)),
         (clusters.join(format!("{}.toml", g.name)), report::gen_cluster_toml(&g)),
         (models.join("mappings").join(format!("{}.toml", g.name)), report::gen_mapping_toml(&g)),
     ];
-    for (path, text) in files.iter().take(if g.place.is_empty() { 2 } else { 3 }) {
+    for (path, text) in files.iter().take(if g.has_mapping() { 3 } else { 2 }) {
         if let Err(e) = path.parent().map(std::fs::create_dir_all).transpose().and_then(|_| std::fs::write(path, text))
         {
             return usage(format!("cannot write {}: {e}", path.display()));
         }
         println!("{}", path.display());
+    }
+    if let Some(k) = g.planted_nodes {
+        println!("planted mapping: {k} of {nodes} nodes");
     }
     ExitCode::SUCCESS
 }

@@ -1,8 +1,11 @@
-//! Synthetic instances for tests and benchmarks: seeded pipelines of parallel modules on
-//! heterogeneous clusters, with a planted sound mapping.
+//! Synthetic instances for tests and benchmarks, seeded, with a planted sound mapping.
 //!
-//! Owns: choosing the numbers (as plain specs); `report::gen` writes them in the description
-//! formats. Construction: stages of module groups linked one-to-one, all-to-all or modulo, FIFO
+//! Owns: choosing the numbers (as plain specs, [`Generated`]); `report::gen` writes them in the
+//! description formats. Two families: `pipeline` (this file, [`generate`]) and `realistic`
+//! ([`realistic::generate`]: several processor types, pinned displays, filters, MPI rings,
+//! partial networks and binding requirements; see that module).
+//!
+//! The pipeline family. Construction: stages of module groups linked one-to-one, all-to-all or modulo, FIFO
 //! or greedy. A FIFO stage runs faster than its input's pace, so the synchronisation analysis
 //! keeps every stage at its source's pace. The planted mapping gives every module its own CPU
 //! (no slowdown) and routes each non-local edge on a network both nodes share; each network's
@@ -14,6 +17,8 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
+
+pub mod realistic;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GenKind {
@@ -33,13 +38,66 @@ pub struct GenOptions {
     pub kind: GenKind,
 }
 
+/// A module's T_exec (ms) or LD: one value, or one per processor type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GenCost {
+    Uniform(f64),
+    ByType(Vec<(&'static str, f64)>),
+}
+
 #[derive(Clone, Debug)]
 pub struct GenModule {
     pub name: String,
     pub instances: usize,
-    pub texec_ms: f64,
-    pub load: f64,
+    pub texec_ms: GenCost,
+    pub load: GenCost,
+    /// Node names or ranges (`n0001..n0004`).
+    pub allowed: Option<Vec<String>>,
+    /// Node names or ranges, one node per instance once expanded.
     pub pin: Option<Vec<String>>,
+    /// MPI ring among the instances: bytes per message.
+    pub mpi_ring_bytes: Option<f64>,
+}
+
+impl GenModule {
+    /// A module with one T_exec (ms) and LD on every processor type, unconstrained.
+    pub fn uniform(name: String, instances: usize, texec_ms: f64, load: f64) -> GenModule {
+        GenModule {
+            name,
+            instances,
+            texec_ms: GenCost::Uniform(texec_ms),
+            load: GenCost::Uniform(load),
+            allowed: None,
+            pin: None,
+            mpi_ring_bytes: None,
+        }
+    }
+}
+
+/// A filter group.
+#[derive(Clone, Debug)]
+pub struct GenFilter {
+    pub name: String,
+    /// broadcast | merge | gather | scatter | greedy
+    pub kind: &'static str,
+    /// Input messages per output message (gather k:1); 1 otherwise.
+    pub ratio: u32,
+    pub instances: usize,
+}
+
+#[derive(Clone, Debug)]
+pub enum GenRequirement {
+    MinFrequency { name: String, module: String, hz: f64 },
+    MaxLatency { name: String, path: Vec<String>, ms: f64 },
+}
+
+/// One `[[route]]` entry of a mapping; `from`/`to` select instances (None: every edge).
+#[derive(Clone, Debug)]
+pub struct GenRoute {
+    pub connection: String,
+    pub from: Option<String>,
+    pub to: Option<String>,
+    pub network: String,
 }
 
 #[derive(Clone, Debug)]
@@ -58,6 +116,7 @@ pub struct GenNodeGroup {
     pub cpus: u32,
     pub processor: &'static str,
     pub networks: Vec<String>,
+    pub description: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -70,21 +129,37 @@ pub struct GenNetwork {
 #[derive(Clone, Debug)]
 pub struct Generated {
     pub name: String,
+    /// The README that describes the family (named in the files' first line).
+    pub readme: &'static str,
+    /// Comment lines for the head of the application and cluster files.
+    pub notes: Vec<String>,
     pub modules: Vec<GenModule>,
+    pub filters: Vec<GenFilter>,
     pub connections: Vec<GenConnection>,
+    pub requirements: Vec<GenRequirement>,
     pub node_groups: Vec<GenNodeGroup>,
     pub networks: Vec<GenNetwork>,
     /// Planted placement: (instance name, node name); empty for infeasible instances.
     pub place: Vec<(String, String)>,
-    /// Planted routes: (connection "from->to", from instance, to instance, network).
-    pub routes: Vec<(String, String, String, String)>,
+    /// Planted routes.
+    pub routes: Vec<GenRoute>,
+    /// Nodes the planted mapping uses (realistic family; None for the pipeline family).
+    pub planted_nodes: Option<usize>,
+}
+
+impl Generated {
+    /// Whether a planted (sound) mapping comes with the instance.
+    pub fn has_mapping(&self) -> bool {
+        !self.place.is_empty()
+    }
 }
 
 pub fn node_name(i: usize) -> String {
     format!("n{i:04}")
 }
 
-fn inst(name: &str, count: usize, i: usize) -> String {
+/// `name` for a group of one instance, `name[i]` otherwise (the parser's naming).
+pub(crate) fn inst(name: &str, count: usize, i: usize) -> String {
     if count == 1 {
         name.to_string()
     } else {
@@ -107,6 +182,7 @@ pub fn generate(o: &GenOptions) -> Generated {
             cpus: sizes[rng.random_range(0..3usize)],
             processor: if g % 2 == 0 { "a" } else { "b" },
             networks: vec!["common".into()],
+            description: None,
         });
         first += count;
     }
@@ -153,13 +229,12 @@ pub fn generate(o: &GenOptions) -> Generated {
         if modules.is_empty() || rng.random_bool(0.15) {
             texec = rng.random_range(40.0..80.0f64).round();
             p = texec;
-            modules.push(GenModule {
-                name: name.clone(),
-                instances: k,
-                texec_ms: texec,
-                load: (rng.random_range(0.5..0.97f64) * 100.0).round() / 100.0,
-                pin: None,
-            });
+            modules.push(GenModule::uniform(
+                name.clone(),
+                k,
+                texec,
+                (rng.random_range(0.5..0.97f64) * 100.0).round() / 100.0,
+            ));
             pace.push(p);
         } else {
             let up = rng.random_range(modules.len().saturating_sub(3)..modules.len());
@@ -187,13 +262,7 @@ pub fn generate(o: &GenOptions) -> Generated {
                 pattern,
                 volume_bytes: volume,
             });
-            modules.push(GenModule {
-                name,
-                instances: k,
-                texec_ms: texec,
-                load: (rng.random_range(0.5..0.97f64) * 100.0).round() / 100.0,
-                pin: None,
-            });
+            modules.push(GenModule::uniform(name, k, texec, (rng.random_range(0.5..0.97f64) * 100.0).round() / 100.0));
             pace.push(p);
         }
         total += k;
@@ -252,7 +321,12 @@ pub fn generate(o: &GenOptions) -> Generated {
             let k = shared[rng.random_range(0..shared.len())].clone();
             *traffic.entry((ns, k.clone(), true)).or_default() += c.volume_bytes * rate;
             *traffic.entry((nd, k.clone(), false)).or_default() += c.volume_bytes * rate;
-            routes.push((format!("{}->{}", c.from, c.to), si, di, k));
+            routes.push(GenRoute {
+                connection: format!("{}->{}", c.from, c.to),
+                from: Some(si),
+                to: Some(di),
+                network: k,
+            });
         }
     }
     let slack = match o.kind {
@@ -273,7 +347,7 @@ pub fn generate(o: &GenOptions) -> Generated {
     let mut place: Vec<(String, String)> = place.into_iter().map(|(o, n)| (o, node_name(n))).collect();
     if o.kind == GenKind::Infeasible {
         let cpus: usize = (0..o.nodes).map(cpus_of).sum();
-        modules.push(GenModule { name: "hog".into(), instances: cpus + 1, texec_ms: 10.0, load: 0.9, pin: None });
+        modules.push(GenModule::uniform("hog".into(), cpus + 1, 10.0, 0.9));
         place.clear();
         routes.clear();
     }
@@ -284,11 +358,16 @@ pub fn generate(o: &GenOptions) -> Generated {
     };
     Generated {
         name: format!("gen-{}x{}-{kind}-s{}", o.modules, o.nodes, o.seed),
+        readme: "models/generated/README.md",
+        notes: Vec::new(),
         modules,
+        filters: Vec::new(),
         connections,
+        requirements: Vec::new(),
         node_groups,
         networks,
         place,
         routes,
+        planted_nodes: None,
     }
 }

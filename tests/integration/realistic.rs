@@ -1,0 +1,521 @@
+//! The realistic family (`flowmap gen --family realistic`, models/realistic): planted mappings
+//! are sound, bandwidths are the stated multiple of the planted use (measured here by the
+//! performance model, a second method), the requirements bind, and every infeasible variant's
+//! argument holds — each computed here from the files' numbers, without the solver.
+
+use crate::assert_close;
+use crate::support::*;
+use flowmap::gen::realistic::{generate, RealisticKind, RealisticOptions};
+use flowmap::model::{
+    Application, Cluster, EdgeRole, FilterKind, Mapping, ObjectId, Placement, Requirement, Route, Sync,
+};
+use flowmap::parse;
+use flowmap::perf::{self, Options};
+use flowmap::report;
+use flowmap::verify::{self, Kind, Verdict};
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
+
+struct Instance {
+    app: Application,
+    cluster: Cluster,
+    mapping: Option<Mapping>,
+}
+
+fn build(modules: usize, nodes: usize, seed: u64, kind: RealisticKind) -> Instance {
+    let g = generate(&RealisticOptions { modules, nodes, seed, kind }).unwrap();
+    let app = parse::application_from_str(&report::gen_app_toml(&g), "app", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let cluster = parse::cluster_from_str(&report::gen_cluster_toml(&g), "cluster").unwrap_or_else(|e| panic!("{e}"));
+    let mapping = g.has_mapping().then(|| {
+        parse::mapping_from_str(&report::gen_mapping_toml(&g), "mapping", &app, &cluster)
+            .and_then(|p| p.complete(&app, &cluster, "mapping"))
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
+    assert_eq!(app.modules().count(), modules, "--modules counts module instances exactly");
+    assert_eq!(cluster.nodes.len(), nodes);
+    Instance { app, cluster, mapping }
+}
+
+fn load(app: &str, cluster: &str, mapping: Option<&str>) -> Instance {
+    let r = root();
+    let app = parse::load_application(&r.join(app), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let cluster = parse::load_cluster(&r.join(cluster)).unwrap_or_else(|e| panic!("{e}"));
+    let mapping = mapping.map(|m| parse::load_mapping(&r.join(m), &app, &cluster).unwrap_or_else(|e| panic!("{e}")));
+    Instance { app, cluster, mapping }
+}
+
+/// One entry of models/realistic/corpus.toml.
+struct Entry {
+    name: String,
+    app: String,
+    cluster: String,
+    mapping: Option<String>,
+    kind: String,
+    expected: String,
+    modules: usize,
+    nodes: usize,
+    seed: u64,
+    planted: Option<usize>,
+}
+
+fn corpus() -> Vec<Entry> {
+    let text = std::fs::read_to_string(root().join("models/realistic/corpus.toml")).unwrap();
+    let t: toml::Table = toml::from_str(&text).unwrap();
+    let s = |e: &toml::Table, k: &str| e[k].as_str().unwrap().to_string();
+    let n = |e: &toml::Table, k: &str| e[k].as_integer().unwrap() as usize;
+    t["instance"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let e = e.as_table().unwrap();
+            Entry {
+                name: s(e, "name"),
+                app: s(e, "app"),
+                cluster: s(e, "cluster"),
+                mapping: e.get("mapping").map(|_| s(e, "mapping")),
+                kind: s(e, "kind"),
+                expected: s(e, "expected"),
+                modules: n(e, "modules"),
+                nodes: n(e, "nodes"),
+                seed: n(e, "seed") as u64,
+                planted: e.get("planted_nodes").map(|_| n(e, "planted_nodes")),
+            }
+        })
+        .collect()
+}
+
+fn kind_of(name: &str) -> RealisticKind {
+    match name {
+        "feasible" => RealisticKind::Feasible,
+        "tight" => RealisticKind::Tight,
+        "infeasible-cpu" => RealisticKind::InfeasibleCpu,
+        "infeasible-link" => RealisticKind::InfeasibleLink,
+        "infeasible-requirement" => RealisticKind::InfeasibleRequirement,
+        other => panic!("unknown kind {other}"),
+    }
+}
+
+fn used_nodes(m: &Mapping) -> usize {
+    let mut v: Vec<u32> = m.placement.iter().map(|p| p.node.0).collect();
+    v.sort();
+    v.dedup();
+    v.len()
+}
+
+fn assert_sound(i: &Instance, what: &str) -> verify::Report {
+    let r = verify::check(&i.app, &i.cluster, i.mapping.as_ref().unwrap(), &Options::default());
+    let errors: Vec<_> = r.diagnostics.iter().filter(|d| d.kind.is_error()).map(|d| &d.message).collect();
+    assert_eq!(r.verdict, Verdict::Sound, "{what}: {errors:?}");
+    r
+}
+
+// ---- the test's own reading of the model (independent of perf::sync) ----
+
+fn texec_on(app: &Application, o: ObjectId, processor: &str) -> Option<f64> {
+    app.object(o).costs().and_then(|c| c.texec.on(processor))
+}
+
+/// T_exec on every processor type the module has a cost for (seconds).
+fn texecs(app: &Application, o: ObjectId) -> Vec<(String, f64)> {
+    match &app.object(o).costs().unwrap().texec {
+        flowmap::model::PerType::Uniform(v) => vec![(String::new(), *v)],
+        flowmap::model::PerType::ByType(m) => m.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+    }
+}
+
+fn fastest(app: &Application, o: ObjectId) -> f64 {
+    texecs(app, o).iter().map(|x| x.1).fold(f64::INFINITY, f64::min)
+}
+
+/// The processor type on which `o` is slowest, and its T_exec there.
+fn slowest(app: &Application, o: ObjectId) -> (String, f64) {
+    texecs(app, o).into_iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap()
+}
+
+/// The modules `o` waits for: walk FIFO edges backwards through non-greedy filters, multiplying
+/// the gather ratios (a module reached twice keeps its largest ratio).
+fn fifo_ancestors(app: &Application, o: ObjectId) -> Vec<(ObjectId, f64)> {
+    let mut out: Vec<(ObjectId, f64)> = Vec::new();
+    let mut stack = vec![(o, 1.0)];
+    while let Some((x, ratio)) = stack.pop() {
+        for e in app.graph.edges_directed(x, Direction::Incoming) {
+            if e.weight().role != EdgeRole::Flow(Sync::Fifo) {
+                continue;
+            }
+            let s = e.source();
+            match app.object(s).filter() {
+                None => {
+                    match out.iter_mut().find(|y| y.0 == s) {
+                        Some(y) => y.1 = y.1.max(ratio),
+                        None => out.push((s, ratio)),
+                    }
+                    stack.push((s, ratio));
+                }
+                Some(FilterKind::Greedy) => {}
+                Some(k) => stack.push((s, ratio * k.ratio() as f64)),
+            }
+        }
+    }
+    out
+}
+
+/// A module with no FIFO input from a module or a non-greedy filter runs at its own pace.
+fn self_paced(app: &Application, o: ObjectId) -> bool {
+    app.graph.edges_directed(o, Direction::Incoming).all(|e| {
+        e.weight().role != EdgeRole::Flow(Sync::Fifo) || app.object(e.source()).filter() == Some(FilterKind::Greedy)
+    })
+}
+
+/// The planted mapping with `o` moved to `node`, its edges re-routed (first shared network).
+fn moved(i: &Instance, o: ObjectId, node: flowmap::model::NodeId) -> Mapping {
+    let mut m = i.mapping.clone().unwrap();
+    m.placement[o.index()] = Placement { node, cpu: None };
+    for e in i.app.graph.edge_references() {
+        if e.source() != o && e.target() != o {
+            continue;
+        }
+        let (a, b) = (m.node_of(e.source()), m.node_of(e.target()));
+        m.routes[e.id().index()] = if a == b {
+            Route::Local
+        } else {
+            i.cluster.shared_networks(a, b).first().map(|&k| Route::Net(k)).unwrap_or(Route::Unreachable)
+        };
+    }
+    m
+}
+
+/// A node of `processor` where the planted mapping leaves a CPU free, preferring one that
+/// shares a network with every neighbour of `o`.
+fn free_node(i: &Instance, o: ObjectId, processor: &str) -> flowmap::model::NodeId {
+    let m = i.mapping.as_ref().unwrap();
+    let mut count = vec![0u32; i.cluster.nodes.len()];
+    for x in i.app.modules() {
+        count[m.node_of(x).ix()] += 1;
+    }
+    let neighbours: Vec<_> = i
+        .app
+        .graph
+        .edges_directed(o, Direction::Incoming)
+        .map(|e| e.source())
+        .chain(i.app.graph.edges_directed(o, Direction::Outgoing).map(|e| e.target()))
+        .map(|x| m.node_of(x))
+        .collect();
+    let free: Vec<flowmap::model::NodeId> = (0..i.cluster.nodes.len())
+        .map(|n| flowmap::model::NodeId(n as u32))
+        .filter(|&n| {
+            let node = i.cluster.node(n);
+            node.processor == processor && count[n.ix()] < node.cpus && n != m.node_of(o)
+        })
+        .collect();
+    let reach =
+        |n: flowmap::model::NodeId| neighbours.iter().all(|&x| x == n || !i.cluster.shared_networks(x, n).is_empty());
+    *free.iter().find(|&&n| reach(n)).or(free.first()).expect("a free CPU of that type")
+}
+
+// ---- tests ----
+
+#[test]
+fn planted_mappings_are_sound() {
+    for (m, n) in [(50, 16), (100, 32)] {
+        for seed in 1..=4 {
+            for kind in [RealisticKind::Feasible, RealisticKind::Tight] {
+                let i = build(m, n, seed, kind);
+                assert_sound(&i, &format!("{m}x{n} seed {seed} {kind:?}"));
+            }
+        }
+    }
+    // Every committed planted mapping, 50 / 16 to 3000 / 1024 (about 2 s in all).
+    for e in corpus().iter().filter(|e| e.mapping.is_some()) {
+        let i = load(&e.app, &e.cluster, e.mapping.as_deref());
+        assert_sound(&i, &e.name);
+        assert_eq!(Some(used_nodes(i.mapping.as_ref().unwrap())), e.planted, "{}", e.name);
+    }
+}
+
+#[test]
+fn generation_is_deterministic_and_sizes_are_exact() {
+    for kind in [RealisticKind::Tight, RealisticKind::InfeasibleLink] {
+        let o = RealisticOptions { modules: 100, nodes: 32, seed: 9, kind };
+        let (a, b) = (generate(&o).unwrap(), generate(&o).unwrap());
+        assert_eq!(report::gen_app_toml(&a), report::gen_app_toml(&b));
+        assert_eq!(report::gen_cluster_toml(&a), report::gen_cluster_toml(&b));
+        assert_eq!(report::gen_mapping_toml(&a), report::gen_mapping_toml(&b));
+    }
+    // Module counts are exact at odd sizes too (asserted in `build`), and the smallest sizes
+    // still give a sound planted mapping.
+    for (m, n) in [(8, 4), (13, 5), (37, 9), (77, 20)] {
+        for seed in 1..=3 {
+            assert_sound(&build(m, n, seed, RealisticKind::Tight), &format!("{m}x{n} seed {seed}"));
+        }
+    }
+    assert!(generate(&RealisticOptions { modules: 7, nodes: 16, seed: 1, kind: RealisticKind::Feasible }).is_err());
+    assert!(generate(&RealisticOptions { modules: 200, nodes: 16, seed: 1, kind: RealisticKind::Feasible }).is_err());
+}
+
+#[test]
+fn committed_corpus_matches_the_generator() {
+    // models/realistic holds `flowmap gen --family realistic` output (models/realistic/make-corpus):
+    // regenerate it rather than edit it by hand.
+    let entries = corpus();
+    assert_eq!(entries.len(), 36);
+    for e in &entries {
+        let g =
+            generate(&RealisticOptions { modules: e.modules, nodes: e.nodes, seed: e.seed, kind: kind_of(&e.kind) })
+                .unwrap();
+        assert_eq!(g.name, e.name);
+        let read = |p: &str| std::fs::read_to_string(root().join(p)).unwrap_or_else(|err| panic!("{p}: {err}"));
+        assert_eq!(read(&e.app), report::gen_app_toml(&g), "{}", e.app);
+        assert_eq!(read(&e.cluster), report::gen_cluster_toml(&g), "{}", e.cluster);
+        assert_eq!(e.expected == "feasible", g.has_mapping(), "{}", e.name);
+        match &e.mapping {
+            Some(m) => {
+                assert_eq!(read(m), report::gen_mapping_toml(&g), "{m}");
+                assert_eq!(e.planted, g.planted_nodes, "{}", e.name);
+            }
+            None => assert!(e.planted.is_none()),
+        }
+        assert_eq!(g.node_groups.iter().map(|x| x.count).sum::<usize>(), e.nodes);
+    }
+}
+
+/// Each network's bandwidth is 1.5x (feasible) or 1.1x (tight) the busiest use of it by one
+/// node in one direction, as the performance model (eq 9-10) measures the planted mapping;
+/// rounded up to 0.001 MB/s. Networks the planted mapping does not use are skipped.
+#[test]
+fn bandwidths_are_the_stated_multiple_of_the_planted_use() {
+    for (m, n, seed) in [(50, 16, 1), (50, 16, 2), (100, 32, 1), (100, 32, 3)] {
+        for (kind, factor) in [(RealisticKind::Feasible, 1.5), (RealisticKind::Tight, 1.1)] {
+            let i = build(m, n, seed, kind);
+            let p = perf::predict(&i.app, &i.cluster, i.mapping.as_ref().unwrap(), &Options::default()).unwrap();
+            let mut used = 0;
+            for (k, net) in i.cluster.networks.iter().enumerate() {
+                let busiest =
+                    p.links.iter().filter(|l| l.network.ix() == k).map(|l| l.send.max(l.recv)).fold(0.0, f64::max);
+                if busiest == 0.0 {
+                    continue;
+                }
+                used += 1;
+                let want = factor * busiest;
+                assert!(
+                    net.bandwidth >= want * (1.0 - 1e-12) && net.bandwidth <= want + 1000.0 + 1e-6,
+                    "{m}x{n} s{seed} {kind:?} {}: {} B/s for a busiest use of {busiest} B/s",
+                    net.name,
+                    net.bandwidth
+                );
+            }
+            assert!(used >= 1);
+        }
+    }
+}
+
+/// Every min_frequency requirement binds: moving the required module's source, or another
+/// module it waits for, to the slow processor type (on a free CPU) makes the required module run
+/// at 1 / (k x T_exec there), k the gather ratios on the way, which is below the requirement.
+#[test]
+fn frequency_requirements_bind() {
+    let mut checked = 0;
+    for (m, n) in [(50, 16), (100, 32)] {
+        for seed in 1..=4 {
+            let i = build(m, n, seed, RealisticKind::Feasible);
+            for r in &i.app.requirements {
+                let Requirement::MinFrequency { name, group, hz } = r else { continue };
+                let target = i.app.group(*group).objects[0];
+                let ancestors = fifo_ancestors(&i.app, target);
+                assert!(!ancestors.is_empty(), "{name}: the required module waits for something");
+                // The source (no FIFO input) and the ancestor with the most instances.
+                let source = ancestors.iter().find(|a| self_paced(&i.app, a.0)).copied().expect("a source");
+                let wide = ancestors
+                    .iter()
+                    .copied()
+                    .filter(|a| !self_paced(&i.app, a.0))
+                    .max_by_key(|a| i.app.group(i.app.object(a.0).group).objects.len());
+                for (anc, ratio) in std::iter::once(source).chain(wide) {
+                    let (slow, t_slow) = slowest(&i.app, anc);
+                    let expected = 1.0 / (ratio * t_slow);
+                    assert!(expected < *hz, "{name}: {} on {slow} still reaches {hz} Hz", i.app.object(anc).name);
+                    let mp = moved(&i, anc, free_node(&i, anc, &slow));
+                    let rep = verify::check(&i.app, &i.cluster, &mp, &Options::default());
+                    let f = rep.prediction.as_ref().unwrap().frequency[target.index()];
+                    assert_close!(f, expected, expected * 1e-9);
+                    assert!(
+                        rep.diagnostics.iter().any(|d| d.kind == Kind::Requirement && d.subjects.contains(name)),
+                        "{name}: moving {} to {slow} is not reported",
+                        i.app.object(anc).name
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 16, "{checked}");
+}
+
+/// Every max_latency requirement binds: with its first module (a source) on the slow type,
+/// eq 11 is at least the sum over the path's modules of k x T_exec_slow(source) for those that
+/// wait for the source (k the gather ratios on the way) and their fastest T_exec for the others;
+/// that bound is above the limit. The planted mapping meets it, and moving the source breaks it.
+#[test]
+fn latency_requirements_bind() {
+    let mut checked = 0;
+    for (m, n) in [(50, 16), (100, 32)] {
+        for seed in 1..=4 {
+            let i = build(m, n, seed, RealisticKind::Tight);
+            let planted = assert_sound(&i, "planted");
+            for r in &i.app.requirements {
+                let Requirement::MaxLatency { name, path, max_s } = r else { continue };
+                let src = path[0];
+                assert!(self_paced(&i.app, src));
+                let (slow, t_slow) = slowest(&i.app, src);
+                let bound: f64 = path
+                    .iter()
+                    .filter(|&&o| i.app.object(o).is_module())
+                    .map(|&o| {
+                        if o == src {
+                            return t_slow;
+                        }
+                        match fifo_ancestors(&i.app, o).iter().find(|a| a.0 == src) {
+                            Some(&(_, k)) => k * t_slow,
+                            None => fastest(&i.app, o),
+                        }
+                    })
+                    .sum();
+                assert!(bound > *max_s, "{name}: bound {bound} s <= limit {max_s} s");
+                let lat = planted.path_latencies.iter().find(|x| &x.0 == name).unwrap().1;
+                assert!(lat <= *max_s);
+                let mp = moved(&i, src, free_node(&i, src, &slow));
+                let rep = verify::check(&i.app, &i.cluster, &mp, &Options::default());
+                let lat = rep.path_latencies.iter().find(|x| &x.0 == name).unwrap().1;
+                assert!(lat >= bound * (1.0 - 1e-12) && lat > *max_s, "{name}: {lat} s");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 8, "{checked}");
+}
+
+/// The argument of each infeasible variant, checked on the instance's numbers, and the one
+/// change from the feasible instance it is derived from.
+fn infeasible_reason_holds(kind: &str, i: &Instance, feasible: &Instance, what: &str) {
+    let app = &i.app;
+    match kind {
+        "infeasible-cpu" => {
+            // Self-paced modules pinned to one node: each needs a CPU of its own.
+            let mut pinned = vec![0u32; i.cluster.nodes.len()];
+            for g in &app.groups {
+                for (k, &o) in g.objects.iter().enumerate() {
+                    if let Some(p) = &g.pins {
+                        if self_paced(app, o) {
+                            pinned[i.cluster.find_node(&p[k]).unwrap().ix()] += 1;
+                        }
+                    }
+                }
+            }
+            let over: Vec<usize> = (0..pinned.len()).filter(|&n| pinned[n] > i.cluster.nodes[n].cpus).collect();
+            assert_eq!(over.len(), 1, "{what}: {over:?}");
+            let differ: Vec<usize> =
+                (0..pinned.len()).filter(|&n| i.cluster.nodes[n] != feasible.cluster.nodes[n]).collect();
+            assert_eq!(differ, over, "{what}: one node's CPUs is the change");
+            assert_eq!(i.cluster.networks, feasible.cluster.networks);
+        }
+        "infeasible-link" => {
+            // An edge between objects pinned to different nodes, from a self-paced module (which
+            // sends at 1 / T_exec in a sound mapping), heavier than every network both are on.
+            let pin = |o: ObjectId| {
+                let g = app.group(app.object(o).group);
+                g.pins.as_ref().map(|p| i.cluster.find_node(&p[app.object(o).index]).unwrap())
+            };
+            let heavy = app.graph.edge_references().any(|e| {
+                let (Some(a), Some(b)) = (pin(e.source()), pin(e.target())) else { return false };
+                if a == b || !self_paced(app, e.source()) {
+                    return false;
+                }
+                let t = texec_on(app, e.source(), &i.cluster.node(a).processor).unwrap();
+                let traffic = e.weight().volume / t;
+                i.cluster.shared_networks(a, b).iter().all(|&k| traffic > i.cluster.network(k).bandwidth)
+            });
+            assert!(heavy, "{what}");
+            let vols = |x: &Instance| x.app.graph.edge_references().map(|e| e.weight().volume).collect::<Vec<_>>();
+            let (a, b) = (vols(i), vols(feasible));
+            let changed: std::collections::BTreeSet<_> = (0..a.len())
+                .filter(|&k| a[k] != b[k])
+                .map(|k| app.graph[flowmap::model::EdgeId::new(k)].connection)
+                .collect();
+            assert_eq!(changed.len(), 1, "{what}: one connection's volume is the change");
+        }
+        "infeasible-requirement" => {
+            // A required module's frequency is at most 1 / (k x fastest T_exec) of each module it
+            // waits for.
+            let unreachable = app.requirements.iter().any(|r| {
+                let Requirement::MinFrequency { group, hz, .. } = r else { return false };
+                app.group(*group).objects.iter().any(|&o| {
+                    let best = fifo_ancestors(app, o).iter().map(|&(a, k)| k * fastest(app, a)).fold(0.0, f64::max);
+                    *hz > 1.0 / best
+                })
+            });
+            assert!(unreachable, "{what}");
+            let hz = |x: &Instance| {
+                x.app
+                    .requirements
+                    .iter()
+                    .map(|r| match r {
+                        Requirement::MinFrequency { hz, .. } => *hz,
+                        Requirement::MaxLatency { max_s, .. } => *max_s,
+                    })
+                    .collect::<Vec<_>>()
+            };
+            let (a, b) = (hz(i), hz(feasible));
+            assert_eq!((0..a.len()).filter(|&k| a[k] != b[k]).count(), 1, "{what}: one requirement is the change");
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn infeasible_variants_hold_their_argument() {
+    for (m, n) in [(50, 16), (100, 32)] {
+        for seed in 1..=3 {
+            let feasible = build(m, n, seed, RealisticKind::Feasible);
+            for kind in ["infeasible-cpu", "infeasible-link", "infeasible-requirement"] {
+                let i = build(m, n, seed, kind_of(kind));
+                infeasible_reason_holds(kind, &i, &feasible, &format!("{m}x{n} seed {seed} {kind}"));
+            }
+        }
+    }
+    // The committed ones, against their feasible instance.
+    let entries = corpus();
+    for e in entries.iter().filter(|e| e.expected == "infeasible") {
+        let f = entries.iter().find(|f| f.kind == "feasible" && f.modules == e.modules && f.seed == e.seed).unwrap();
+        infeasible_reason_holds(&e.kind, &load(&e.app, &e.cluster, None), &load(&f.app, &f.cluster, None), &e.name);
+    }
+}
+
+/// `flowmap gen --family realistic` writes files `flowmap check` accepts (the planted mapping:
+/// exit 0), prints the planted node count, and rejects kinds of the other family (exit 2).
+#[test]
+fn cli_writes_checkable_files() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_flowmap")).current_dir(root()).args(args).output().unwrap()
+    };
+    let dir = std::env::temp_dir().join(format!("flowmap-realistic-{}", std::process::id()));
+    let (models, clusters) = (dir.join("m"), dir.join("c"));
+    let (ms, cs) = (models.to_str().unwrap(), clusters.to_str().unwrap());
+    let gen = ["gen", "--family", "realistic", "--modules", "30", "--nodes", "8", "--seed", "5", "--models", ms];
+    let o = run(&[&gen[..], &["--clusters", cs, "--kind", "tight"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let name = "realistic-30x8-tight-s5.toml";
+    let (app, cluster, mapping) = (models.join(name), clusters.join(name), models.join("mappings").join(name));
+    let i = load(app.to_str().unwrap(), cluster.to_str().unwrap(), Some(mapping.to_str().unwrap()));
+    assert!(out.contains(&format!("planted mapping: {} of 8 nodes", used_nodes(i.mapping.as_ref().unwrap()))), "{out}");
+    let o = run(&["check", app.to_str().unwrap(), cluster.to_str().unwrap(), mapping.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
+    for bad in [
+        &["gen", "--family", "realistic", "--kind", "infeasible", "--models", ms, "--clusters", cs][..],
+        &["gen", "--kind", "infeasible-cpu", "--models", ms, "--clusters", cs],
+        &["gen", "--family", "realistic", "--modules", "5", "--models", ms, "--clusters", cs],
+    ] {
+        assert_eq!(run(bad).status.code(), Some(2), "{bad:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
