@@ -266,44 +266,44 @@ fn limit_cmd(a: LimitArgs) -> ExitCode {
     };
     let file = app_path.display().to_string();
     let set = a.inputs.set.clone();
-    let (target, outcome, make): (_, _, Option<Box<dyn Fn(f64) -> Result<Application, String> + Sync>>) =
-        if let Some(name) = &a.param {
-            let Some(&default) = app.parameters.get(name) else {
-                return usage(format!("{}: --param {name}: no such parameter", app_path.display()));
-            };
-            let (lo, hi) = match a.range.as_deref().map(|r| r.split_once("..")) {
-                None => (default, None),
-                Some(Some((x, y))) => match (x.trim().parse::<f64>(), y.trim().parse::<f64>()) {
-                    (Ok(x), Ok(y)) if x <= y => (x, Some(y)),
-                    _ => {
-                        return usage(format!(
-                            "--range: expected LO..HI with numbers LO <= HI, got {}",
-                            a.range.clone().unwrap_or_default()
-                        ))
-                    }
-                },
-                Some(None) => return usage("--range: expected LO..HI".into()),
-            };
-            let integer = default.fract() == 0.0 && lo.fract() == 0.0 && hi.is_none_or(|h| h.fract() == 0.0);
-            let n = name.clone();
-            let make = move |v: f64| -> Result<Application, String> {
-                let mut o = set.clone();
-                o.retain(|x| x.name != n);
-                o.push(Override { name: n.clone(), value: v });
-                parse::application_from_str(&src, &file, &o).map_err(|e| e.to_string())
-            };
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().expect("thread pool");
-            match pool.install(|| headroom::param_limit(&make, &cluster, lo, hi, integer, jobs, &opts)) {
-                Ok(o) => (report::Target::Param(name), o, Some(Box::new(make) as Box<_>)),
-                Err(e) => return usage(e),
-            }
-        } else {
-            let m = a.frequency.as_deref().unwrap_or_default();
-            let Some(g) = app.find_group(m).filter(|&g| app.group(g).is_module) else {
-                return usage(format!("{}: --frequency {m}: no such module", app_path.display()));
-            };
-            (report::Target::Frequency(g), headroom::frequency_limit(&app, &cluster, g, &opts, 1000), None)
+    type Make = Box<dyn Fn(f64) -> Result<Application, String> + Sync>;
+    let (target, outcome, make): (_, _, Option<Make>) = if let Some(name) = &a.param {
+        let Some(&default) = app.parameters.get(name) else {
+            return usage(format!("{}: --param {name}: no such parameter", app_path.display()));
         };
+        let (lo, hi) = match a.range.as_deref().map(|r| r.split_once("..")) {
+            None => (default, None),
+            Some(Some((x, y))) => match (x.trim().parse::<f64>(), y.trim().parse::<f64>()) {
+                (Ok(x), Ok(y)) if x <= y => (x, Some(y)),
+                _ => {
+                    return usage(format!(
+                        "--range: expected LO..HI with numbers LO <= HI, got {}",
+                        a.range.clone().unwrap_or_default()
+                    ))
+                }
+            },
+            Some(None) => return usage("--range: expected LO..HI".into()),
+        };
+        let integer = default.fract() == 0.0 && lo.fract() == 0.0 && hi.is_none_or(|h| h.fract() == 0.0);
+        let n = name.clone();
+        let make = move |v: f64| -> Result<Application, String> {
+            let mut o = set.clone();
+            o.retain(|x| x.name != n);
+            o.push(Override { name: n.clone(), value: v });
+            parse::application_from_str(&src, &file, &o).map_err(|e| e.to_string())
+        };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().expect("thread pool");
+        match pool.install(|| headroom::param_limit(&make, &cluster, lo, hi, integer, jobs, &opts)) {
+            Ok(o) => (report::Target::Param(name), o, Some(Box::new(make) as Box<_>)),
+            Err(e) => return usage(e),
+        }
+    } else {
+        let m = a.frequency.as_deref().unwrap_or_default();
+        let Some(g) = app.find_group(m).filter(|&g| app.group(g).is_module) else {
+            return usage(format!("{}: --frequency {m}: no such module", app_path.display()));
+        };
+        (report::Target::Frequency(g), headroom::frequency_limit(&app, &cluster, g, &opts, 1000), None)
+    };
     progress.finish();
     let o = &a.output;
     emit(&match o.format {

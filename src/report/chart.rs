@@ -1,7 +1,8 @@
 //! The limit chart (`limit --format svg`), drawn with plotters' SVG backend: every probe as a
 //! point (green feasible, red infeasible, grey unknown) at its value, and, for a parameter
-//! limit, the bottleneck's utilisation of the largest feasible mapping at each probed value,
-//! which crosses 100 % (or the headroom) where the limit is.
+//! limit, how close the largest feasible mapping comes to each kind of limit (links, shared
+//! CPUs, module paces) at every probed value: the curve that crosses 100 % (or the headroom)
+//! where the limit is names the bottleneck.
 
 use super::limit::Target;
 use super::style::num;
@@ -12,22 +13,32 @@ use crate::solve::Status;
 use crate::verify;
 use plotters::prelude::*;
 
-/// The busiest resource's share of its capacity: the larger of the busiest CPU's load over an
-/// iteration and the busiest link direction's traffic over its bandwidth.
-pub fn utilisation(p: &Prediction) -> f64 {
-    let cpu = verify::cpu_loads(p).values().map(|x| x.0).fold(0.0, f64::max);
+/// How close a prediction is to each kind of limit, as shares (1 = at the limit): the busiest
+/// link direction's traffic over its bandwidth, the busiest shared CPU's load over an iteration
+/// (a CPU that one module keeps busy cannot fill up), and the slowest module against its
+/// inputs' pace (T_cexec / (k x T_it(input)); above 1 messages pile up).
+pub fn utilisation(p: &Prediction) -> [f64; 3] {
     let link = p.links.iter().map(|l| l.send.max(l.recv) / l.capacity).fold(0.0, f64::max);
-    cpu.max(link)
+    let cpu = verify::cpu_loads(p).values().filter(|x| x.1.len() > 1).map(|x| x.0).fold(0.0, f64::max);
+    let pace = p
+        .modules
+        .iter()
+        .enumerate()
+        .flat_map(|(i, m)| p.sync_inputs[i].iter().map(move |x| (m.tcexec, x)))
+        .map(|(t, x)| t / (x.ratio * p.modules[x.source].tit))
+        .filter(|r| r.is_finite())
+        .fold(0.0, f64::max);
+    [link, cpu, pace]
 }
 
 /// The largest feasible mapping of a parameter limit, checked at every probed value: (value,
-/// utilisation). `make` builds the application for a value.
+/// `utilisation`). `make` builds the application for a value.
 pub fn probe_curve(
     make: &dyn Fn(f64) -> Result<Application, String>,
     cluster: &Cluster,
     o: &LimitOutcome,
     opts: &perf::Options,
-) -> Vec<(f64, f64)> {
+) -> Vec<(f64, [f64; 3])> {
     let Some(m) = o.largest_feasible.as_ref().and_then(|l| l.outcome.mapping.as_ref()) else { return vec![] };
     o.probes
         .iter()
@@ -53,7 +64,7 @@ pub fn limit_svg(
     cluster: &Cluster,
     t: &Target,
     o: &LimitOutcome,
-    curve: &[(f64, f64)],
+    curve: &[(f64, [f64; 3])],
     headroom: perf::Headroom,
 ) -> String {
     let mut buf = String::new();
@@ -69,7 +80,8 @@ pub fn limit_svg(
     }
     let pad = ((x1 - x0) * 0.05).max(x1.abs() * 0.01).max(1e-9);
     let (x0, x1) = ((x0 - pad).max(if x0 >= 0.0 { 0.0 } else { f64::NEG_INFINITY }), x1 + pad);
-    let ymax = curve.iter().map(|c| c.1 * 100.0).fold(120.0, f64::max).min(1000.0) * 1.05;
+    let top = |c: &[f64; 3]| c.iter().copied().fold(0.0, f64::max);
+    let ymax = curve.iter().map(|c| top(&c.1) * 100.0).fold(120.0, f64::max).min(400.0) * 1.05;
     {
         let root = SVGBackend::with_string(&mut buf, (960, 540)).into_drawing_area();
         let _ = root.fill(&WHITE);
@@ -83,7 +95,7 @@ pub fn limit_svg(
         let _ = chart
             .configure_mesh()
             .x_desc(format!("{what}{unit}"))
-            .y_desc(if curve.is_empty() { "probe" } else { "bottleneck use of capacity, %" })
+            .y_desc(if curve.is_empty() { "probe" } else { "use of the limit, % (largest feasible mapping)" })
             .x_label_formatter(&|v| num(*v))
             .y_label_formatter(&|v| format!("{v:.0}"))
             .light_line_style(RGBColor(235, 235, 235))
@@ -103,21 +115,28 @@ pub fn limit_svg(
                 .draw_series(LineSeries::new(vec![(x0, y), (x1, y)], c.stroke_width(1)))
                 .map(|s| s.label("headroom").legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c)));
         }
-        if !curve.is_empty() {
-            let c = RGBColor(78, 121, 167);
-            let mut pts = curve.to_vec();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let series = [
+            ("busiest link", RGBColor(78, 121, 167)),
+            ("busiest shared CPU", RGBColor(176, 122, 161)),
+            ("slowest module vs its input's pace", RGBColor(156, 117, 95)),
+        ];
+        let mut pts = curve.to_vec();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for (k, (label, c)) in series.into_iter().enumerate() {
+            if pts.iter().all(|p| p.1[k] == 0.0) {
+                continue;
+            }
             let _ = chart
-                .draw_series(LineSeries::new(pts.iter().map(|&(x, u)| (x, (u * 100.0).min(ymax))), c.stroke_width(2)))
-                .map(|s| {
-                    s.label("largest feasible mapping's bottleneck")
-                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c))
-                });
+                .draw_series(LineSeries::new(
+                    pts.iter().map(|&(x, u)| (x, (u[k] * 100.0).min(ymax))),
+                    c.stroke_width(2),
+                ))
+                .map(|s| s.label(label).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c)));
         }
         // Probes: at their utilisation on the curve, or on a band when there is no curve.
         let y_of = |v: f64, s: Status| -> f64 {
             match curve.iter().find(|c| c.0 == v) {
-                Some(c) => (c.1 * 100.0).min(ymax),
+                Some(c) => (top(&c.1) * 100.0).min(ymax),
                 None => match s {
                     Status::Feasible | Status::Optimal => 40.0,
                     Status::Infeasible => 80.0,

@@ -341,11 +341,9 @@ pub(crate) fn group<'a>(app: &Application, cluster: &Cluster, r: &'a Report) -> 
             }
         }
     }
-    for i in 0..out.len() {
-        let places = super::diagnostics::places(&names, p, &out[i].members, r.headroom.link.min(1.0));
-        let hint = hint(&names, p, r, &out[i]);
-        out[i].places = places;
-        out[i].hint = hint;
+    for g in out.iter_mut() {
+        g.places = places(&names, p, &g.members, r.headroom.link.min(1.0));
+        g.hint = hint(&names, p, r, g);
     }
     out.sort_by_key(|g| (!g.kind.is_error(), g.kind));
     out

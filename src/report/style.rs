@@ -257,7 +257,7 @@ mod tests {
         assert_eq!(fold_names(&n, 80), "node11..node18 (4 each)");
         assert_eq!(fold_names(&["node05", "node06", "node07", "node08"], 80), "node05..node08");
         assert_eq!(fold_names(&["node01", "node03"], 80), "node01, node03");
-        assert_eq!(fold_names(&["a", "b", "c"], 4), "a, … 2 more");
+        assert_eq!(fold_names(&["a", "b", "c"], 4), "a, b, … 1 more");
         assert_eq!(fold_indices(&[0, 1, 2, 3, 8, 9, 10]), "0..3,8..10");
         assert_eq!(natural("latest[2]", "latest[10]"), std::cmp::Ordering::Less);
     }

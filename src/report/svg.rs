@@ -132,9 +132,10 @@ struct Geometry {
     card_h: f64,
     compact: bool,
     group_lines: usize,
+    link_limit: f64,
 }
 
-fn geometry(cluster: &Cluster, f: &[NodeFacts]) -> Geometry {
+fn geometry(cluster: &Cluster, f: &[NodeFacts], link_limit: f64) -> Geometry {
     let n = cluster.nodes.len();
     let compact = n > COMPACT_FROM;
     let cols = if n <= 8 {
@@ -150,18 +151,36 @@ fn geometry(cluster: &Cluster, f: &[NodeFacts]) -> Geometry {
     let max_groups = f.iter().map(|x| x.groups.len()).max().unwrap_or(0);
     let group_lines = if compact { 1 } else { max_groups.clamp(1, 5) };
     let max_links = cluster.nodes.iter().map(|x| x.networks.len()).max().unwrap_or(0);
-    let card_h = 20.0 + 30.0 + 6.0 + group_lines as f64 * 13.0 + 6.0 + max_links as f64 * 13.0 + 6.0;
-    Geometry { cols, card_w, card_h, compact, group_lines }
+    let card_h = 20.0 + 30.0 + 6.0 + group_lines as f64 * 13.0 + 10.0 + max_links as f64 * 13.0 + 4.0;
+    Geometry { cols, card_w, card_h, compact, group_lines, link_limit }
 }
 
-fn bar(out: &mut String, x: f64, y: f64, w: f64, h: f64, share: f64, fill: &str) {
+/// A link bar: its use of capacity, slate below 70 % of the limit, orange up to it, red above;
+/// the percentage written inside when it is at least 5 %.
+fn bar(out: &mut String, x: f64, y: f64, w: f64, h: f64, share: f64, limit: f64) {
     let _ = writeln!(
         out,
         "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" fill=\"#f1f1f1\" stroke=\"#cccccc\" stroke-width=\"0.5\"/>"
     );
     let fw = (share.clamp(0.0, 1.0) * w).max(0.0);
     if fw > 0.0 {
+        let fill = if !verify::le(share, limit) {
+            RED
+        } else if share >= 0.7 * limit {
+            "#e65100"
+        } else {
+            "#8497ab"
+        };
         let _ = writeln!(out, "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{fw:.1}\" height=\"{h:.1}\" fill=\"{fill}\"/>");
+    }
+    if share >= 0.05 && w >= 24.0 {
+        let _ = writeln!(
+            out,
+            "<text x=\"{:.1}\" y=\"{:.1}\" {FONT} font-size=\"7.5\" fill=\"#000000\" text-anchor=\"end\">{:.0} %</text>",
+            x + w - 1.5,
+            y + h - 1.8,
+            share * 100.0
+        );
     }
 }
 
@@ -206,6 +225,18 @@ fn card(out: &mut String, app: &Application, cluster: &Cluster, i: usize, f: &No
                 out,
                 "<rect x=\"{bx:.1}\" y=\"{:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" fill=\"{fill}\"/>",
                 top + 26.0 - h
+            );
+        }
+        if w >= 18.0 && *load > 0.0 {
+            // Inside the bar's foot when the bar is tall enough to hold it, above it otherwise.
+            let dark = *load >= 0.38;
+            let _ = writeln!(
+                out,
+                "<text x=\"{:.1}\" y=\"{:.1}\" {FONT} font-size=\"8\" text-anchor=\"middle\" fill=\"{}\">{:.0} %</text>",
+                bx + w / 2.0,
+                if dark { top + 23.5 } else { top + 24.0 - h - 2.0 },
+                if dark { "#ffffff" } else { "#333333" },
+                load * 100.0
             );
         }
     }
@@ -273,22 +304,33 @@ fn card(out: &mut String, app: &Application, cluster: &Cluster, i: usize, f: &No
         gy = top + 30.0 + 6.0 + g.group_lines as f64 * 13.0;
     }
     // Links: send and receive bars per network.
-    let ly = gy + 2.0;
-    let label_w = if g.compact { 34.0 } else { 48.0 };
+    let ly = gy + if g.compact { 2.0 } else { 6.0 };
+    let label_w = if g.compact { 40.0 } else { 48.0 };
     let bw = (inner - label_w) / 2.0 - 2.0;
-    for (j, (name, s, r, so, ro)) in f.links.iter().enumerate() {
+    if !g.compact {
+        for (k, t) in ["send", "receive"].iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "<text x=\"{:.1}\" y=\"{:.1}\" {FONT} font-size=\"7.5\" fill=\"#777777\">{t}</text>",
+                x + pad + label_w + k as f64 * (bw + 4.0),
+                ly - 2.0
+            );
+        }
+    }
+    let fs = if g.compact { 8.0 } else { 9.0 };
+    for (j, (name, s, r, _, _)) in f.links.iter().enumerate() {
         let yy = ly + j as f64 * 13.0;
         let _ = writeln!(
             out,
-            "<text x=\"{:.1}\" y=\"{:.1}\" {FONT} font-size=\"9\" fill=\"#444444\">{}</text>",
+            "<text x=\"{:.1}\" y=\"{:.1}\" {FONT} font-size=\"{fs}\" fill=\"#444444\">{}</text>",
             x + pad,
             yy + 8.0,
-            esc(&fit(name, label_w - 2.0, 9.0))
+            esc(&fit(name, label_w - 2.0, fs))
         );
         let bx = x + pad + label_w;
         let _ = write!(out, "<g><title>{} send {} / receive {}</title>", esc(name), pct(*s), pct(*r));
-        bar(out, bx, yy, bw, 9.0, *s, if *so { RED } else { "#59a14f" });
-        bar(out, bx + bw + 4.0, yy, bw, 9.0, *r, if *ro { RED } else { "#e08a2c" });
+        bar(out, bx, yy, bw, 9.0, *s, g.link_limit);
+        bar(out, bx + bw + 4.0, yy, bw, 9.0, *r, g.link_limit);
         out.push_str("</g>\n");
     }
     out.push_str("</g>\n");
@@ -299,8 +341,8 @@ fn legend(out: &mut String, app: &Application, width: f64, y: f64) -> f64 {
     let mut y = y;
     let items: [(&str, &str); 5] = [
         ("#5b7fa6", "CPU: load over an iteration (bar height)"),
-        ("#59a14f", "link send / capacity"),
-        ("#e08a2c", "link receive / capacity"),
+        ("#8497ab", "link use of capacity, send | receive"),
+        ("#e65100", "70 % of its limit or more"),
         (RED, "over its limit, or a diagnostic points here"),
         ("#bbbbbb", "faded: unused node"),
     ];
@@ -342,7 +384,7 @@ fn legend(out: &mut String, app: &Application, width: f64, y: f64) -> f64 {
 /// The cluster view of a mapping (and its report, for loads, traffic and problems).
 pub fn cluster_svg(app: &Application, cluster: &Cluster, m: &Mapping, r: Option<&Report>) -> String {
     let f = facts(app, cluster, m, r);
-    let g = geometry(cluster, &f);
+    let g = geometry(cluster, &f, r.map(|r| r.headroom.link.min(1.0)).unwrap_or(1.0));
     let gap = 8.0;
     let width = (16.0 * 2.0 + g.cols as f64 * (g.card_w + gap)).max(900.0);
     let mut body = String::new();

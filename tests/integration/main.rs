@@ -7,6 +7,7 @@ mod generated;
 mod hand;
 mod optimise;
 mod paper;
+mod reports;
 mod robustness;
 mod solver;
 mod support;
