@@ -60,7 +60,9 @@ pub enum DetailArg {
 pub enum ColorArg {
     /// Colour when stdout is a terminal.
     Auto,
+    /// Always colour (e.g. for `less -R`).
     Always,
+    /// Never colour.
     Never,
 }
 

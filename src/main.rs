@@ -65,51 +65,70 @@ fn stop_flag() -> Arc<AtomicBool> {
 }
 
 /// Progress on stderr: a status line on a terminal (cleared before the result), or with
-/// `--progress` one line every few seconds for logs. `bound` is shown only when minimising.
+/// `--progress` a line every 5 seconds for logs (from a timer, so quiet searches are logged
+/// too). `bound` is shown only when minimising.
 struct ProgressDisplay {
     bar: Option<indicatif::ProgressBar>,
     callback: Option<ProgressFn>,
+    /// The log thread's stop flag.
+    done: Option<Arc<AtomicBool>>,
+}
+
+fn progress_line(p: Option<&Progress>, elapsed_s: f64, show_bound: bool) -> String {
+    let Some(p) = p else { return format!("{elapsed_s:.1} s  searching, no candidate yet") };
+    let best = p.best.map(|b| b.to_string()).unwrap_or_else(|| "-".into());
+    let bound = p.bound.map(|b| b.to_string()).unwrap_or_else(|| "-".into());
+    if p.probes > 0 {
+        format!("{elapsed_s:.1} s  probes done {}", p.probes)
+    } else if show_bound {
+        format!("{elapsed_s:.1} s  best {best}  bound {bound}  rejected {}", p.rejected)
+    } else {
+        format!("{elapsed_s:.1} s  rejected {}", p.rejected)
+    }
 }
 
 impl ProgressDisplay {
     fn new(log: bool, show_bound: bool) -> ProgressDisplay {
-        let line = move |p: &Progress| -> String {
-            let best = p.best.map(|b| b.to_string()).unwrap_or_else(|| "-".into());
-            let bound = p.bound.map(|b| b.to_string()).unwrap_or_else(|| "-".into());
-            if p.probes > 0 {
-                format!("{:.1} s  probes done {}", p.elapsed_s, p.probes)
-            } else if show_bound {
-                format!("{:.1} s  best {best}  bound {bound}  rejected {}", p.elapsed_s, p.rejected)
-            } else {
-                format!("{:.1} s  rejected {}", p.elapsed_s, p.rejected)
-            }
-        };
         if std::io::stderr().is_terminal() {
             let bar = indicatif::ProgressBar::new_spinner();
+            bar.enable_steady_tick(Duration::from_millis(200));
             let b = bar.clone();
             let callback: ProgressFn = Arc::new(move |p: &Progress| {
-                b.set_message(line(p));
+                b.set_message(progress_line(Some(p), p.elapsed_s, show_bound));
                 b.tick();
             });
-            return ProgressDisplay { bar: Some(bar), callback: Some(callback) };
+            return ProgressDisplay { bar: Some(bar), callback: Some(callback), done: None };
         }
         if !log {
-            return ProgressDisplay { bar: None, callback: None };
+            return ProgressDisplay { bar: None, callback: None, done: None };
         }
-        let last = Mutex::new(Instant::now());
-        let callback: ProgressFn = Arc::new(move |p: &Progress| {
-            let mut l = last.lock().unwrap_or_else(|e| e.into_inner());
-            if l.elapsed() >= Duration::from_secs(5) {
-                *l = Instant::now();
-                eprintln!("flowmap: {}", line(p));
+        let latest: Arc<Mutex<Option<Progress>>> = Arc::new(Mutex::new(None));
+        let done = Arc::new(AtomicBool::new(false));
+        let (l, d) = (latest.clone(), done.clone());
+        let start = Instant::now();
+        std::thread::spawn(move || {
+            let mut next = Duration::from_secs(5);
+            while !d.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+                if start.elapsed() >= next && !d.load(Ordering::Relaxed) {
+                    next += Duration::from_secs(5);
+                    let p = l.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                    eprintln!("flowmap: {}", progress_line(p.as_ref(), start.elapsed().as_secs_f64(), show_bound));
+                }
             }
         });
-        ProgressDisplay { bar: None, callback: Some(callback) }
+        let callback: ProgressFn = Arc::new(move |p: &Progress| {
+            *latest.lock().unwrap_or_else(|e| e.into_inner()) = Some(p.clone());
+        });
+        ProgressDisplay { bar: None, callback: Some(callback), done: Some(done) }
     }
-    /// Clears the status line before the result is printed.
+    /// Clears the status line (or stops the log) before the result is printed.
     fn finish(&self) {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
+        }
+        if let Some(d) = &self.done {
+            d.store(true, Ordering::Relaxed);
         }
     }
 }

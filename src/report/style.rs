@@ -137,6 +137,11 @@ pub(crate) fn runs(names: &[&str]) -> Vec<(String, String, usize)> {
     out
 }
 
+/// A folded part that is one name (no range, no list).
+fn a_is_b(r: &str) -> bool {
+    !r.contains("..") && !r.contains(", ")
+}
+
 /// Names folded into ranges: `node11..node18 (4 each)`, `node01, node03`; at most `max` chars
 /// before the rest is counted (`…, 12 more`).
 pub fn fold_names(names: &[&str], max: usize) -> String {
@@ -150,10 +155,10 @@ pub fn fold_names(names: &[&str], max: usize) -> String {
             } else {
                 format!("{a}..{b}")
             };
-            if c > 1 {
-                format!("{r} ({c} each)")
-            } else {
-                r
+            match c {
+                1 => r,
+                _ if a_is_b(&r) => format!("{r} ({c})"),
+                _ => format!("{r} ({c} each)"),
             }
         })
         .collect();
@@ -257,6 +262,7 @@ mod tests {
         assert_eq!(fold_names(&n, 80), "node11..node18 (4 each)");
         assert_eq!(fold_names(&["node05", "node06", "node07", "node08"], 80), "node05..node08");
         assert_eq!(fold_names(&["node01", "node03"], 80), "node01, node03");
+        assert_eq!(fold_names(&["node05", "node06", "node06", "node07"], 80), "node05, node06 (2), node07");
         assert_eq!(fold_names(&["a", "b", "c"], 4), "a, b, … 1 more");
         assert_eq!(fold_indices(&[0, 1, 2, 3, 8, 9, 10]), "0..3,8..10");
         assert_eq!(natural("latest[2]", "latest[10]"), std::cmp::Ordering::Less);

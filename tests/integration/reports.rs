@@ -360,6 +360,8 @@ fn particle_limit_scales_with_the_link_headroom() {
         LIFO,
         "--param",
         "particles",
+        "--range",
+        "233000..234000",
         "--link-headroom",
         "0.8",
         "--jobs",
@@ -378,19 +380,27 @@ fn particle_limit_scales_with_the_link_headroom() {
 
 #[test]
 fn limit_chart_is_an_svg_with_every_probe() {
-    let o = flowmap(&["limit", APP, LIFO, "--param", "particles", "--jobs", "2", "--format", "svg"]);
-    assert_eq!(o.status.code(), Some(0));
-    let text = String::from_utf8(o.stdout).unwrap();
+    let src = read(APP);
+    let make = |v: f64| {
+        parse::application_from_str(&src, APP, &[Override { name: "particles".into(), value: v }])
+            .map_err(|e| e.to_string())
+    };
+    let cluster = parse::load_cluster(&root().join(LIFO)).unwrap();
+    let opts = flowmap::solve::SolveOptions::default();
+    let o = flowmap::headroom::param_limit(&make, &cluster, 250000.0, Some(300000.0), true, 2, &opts).unwrap();
+    let app = make(160000.0).unwrap();
+    let curve = report::probe_curve(&make, &cluster, &o, &opts.perf);
+    let t = report::Target::Param("particles");
+    let text = report::limit_svg(&app, &cluster, &t, &o, &curve, Default::default());
     let doc = roxmltree::Document::parse(&text).expect("well-formed SVG");
     assert_eq!(doc.root_element().tag_name().name(), "svg");
-    let probes = json(&flowmap(&["limit", APP, LIFO, "--param", "particles", "--jobs", "2", "--format", "json"]))
-        ["probes"]
-        .as_array()
-        .unwrap()
-        .len();
     // One circle per probe, plus one per legend entry (feasible, infeasible).
     let circles = doc.descendants().filter(|n| n.tag_name().name() == "circle").count();
-    assert_eq!(circles, probes + 2);
+    assert_eq!(circles, o.probes.len() + 2);
+    // The largest feasible mapping (291,666: node01 receives 3 viewer edges of particles x 20 B
+    // at 1 / 70 ms) uses its busiest link at 3 x 291,666 x 20 / 0.07 / 250e6 = 99.9997 % there.
+    let at = curve.iter().find(|c| c.0 == 291666.0).expect("probed");
+    assert_close!(at.1[0], 3.0 * 291666.0 * 20.0 / 0.07 / 250e6, 1e-9);
 }
 
 #[test]
