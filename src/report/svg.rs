@@ -176,9 +176,10 @@ fn bar(out: &mut String, x: f64, y: f64, w: f64, h: f64, share: f64, limit: f64)
     if share >= 0.05 && w >= 24.0 {
         let _ = writeln!(
             out,
-            "<text x=\"{:.1}\" y=\"{:.1}\" {FONT} font-size=\"7.5\" fill=\"#000000\" text-anchor=\"end\">{:.0} %</text>",
+            "<text x=\"{:.1}\" y=\"{:.1}\" {FONT} font-size=\"7.5\" fill=\"{}\" text-anchor=\"end\">{:.0} %</text>",
             x + w - 1.5,
             y + h - 1.8,
+            if share >= 0.8 { "#ffffff" } else { "#000000" },
             share * 100.0
         );
     }

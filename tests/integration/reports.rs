@@ -346,6 +346,13 @@ fn link_headroom_in_solve_keeps_every_link_below_it() {
         Some(1) => assert_eq!(v["status"], "infeasible"),
         c => panic!("exit {c:?}"),
     }
+    // At 50 % there is none: node01 holds renderer[0] and the pinned joypad, two self-paced
+    // modules on its two CPUs, so no viewer fits there and node01 receives all four viewer
+    // edges, 4 x 45.714 = 182.857 MB/s, more than 50 % of myrinet (125) plus 50 % of gige (50),
+    // its only networks.
+    let o = flowmap(&["solve", APP, LIFO, "--link-headroom", "0.5", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(json(&o)["status"], "infeasible");
 }
 
 #[test]
