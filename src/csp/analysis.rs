@@ -5,10 +5,13 @@
 //! A bound pair with lo == hi means the value is the same in every mapping: constraints and
 //! nogoods built on it are exact; otherwise they use the bound that keeps them a relaxation.
 
+use super::presolve::Presolve;
 use crate::model::{Application, Cluster, EdgeId, NodeId, ObjectId};
 use crate::parse::PartialMapping;
 use crate::perf::{self, StaticInput, SyncGraph, SyncInput};
+use std::sync::Arc;
 
+#[derive(Clone)]
 pub struct Analysis {
     /// Module index -> object.
     pub modules: Vec<ObjectId>,
@@ -17,7 +20,7 @@ pub struct Analysis {
     /// Object index -> allowed nodes (ascending).
     pub domain: Vec<Vec<NodeId>>,
     /// Synchronous inputs of each module.
-    pub inputs: Vec<Vec<StaticInput>>,
+    pub inputs: Arc<Vec<Vec<StaticInput>>>,
     /// Module index -> synchronous cycle id.
     pub cycle_of: Vec<Option<usize>>,
     /// Bounds on T_it_sync per module, seconds.
@@ -28,6 +31,12 @@ pub struct Analysis {
     pub rate_hi: Vec<f64>,
     /// Reasons no mapping can exist, found before search.
     pub problems: Vec<String>,
+    /// What the requirement-aware presolve removed from the domains (`csp::presolve`).
+    pub presolve: Presolve,
+    /// G_sync with no communication time (lower bounds) and with the slowest network's on every
+    /// edge (upper bounds): the mapping-independent structure the bounds are computed on.
+    pub(crate) sync_lo: Arc<SyncGraph>,
+    pub(crate) sync_hi: Arc<SyncGraph>,
 }
 
 impl Analysis {
@@ -67,16 +76,6 @@ impl Analysis {
             domain.push(d);
         }
         let inputs = perf::static_inputs(app, &module_of, modules.len());
-        let n = modules.len();
-        let texec_on = |mi: usize, pick: fn(f64, f64) -> f64, init: f64| -> f64 {
-            let c = app.object(modules[mi]).costs().expect("module");
-            domain[modules[mi].index()]
-                .iter()
-                .filter_map(|&nd| c.texec.on(&cluster.node(nd).processor))
-                .fold(init, pick)
-        };
-        let texec_lo: Vec<f64> = (0..n).map(|m| texec_on(m, f64::min, f64::INFINITY)).collect();
-        let texec_hi: Vec<f64> = (0..n).map(|m| texec_on(m, f64::max, 0.0)).collect();
         let max_comm = |e: EdgeId| -> f64 {
             cluster.networks.iter().map(|k| app.graph[e].volume / k.bandwidth + k.latency).fold(0.0, f64::max)
         };
@@ -98,22 +97,88 @@ impl Analysis {
                 })
                 .collect()
         };
-        let sg_lo = SyncGraph::from_inputs(with_comm(false));
-        let sg_hi = SyncGraph::from_inputs(with_comm(true));
+        let sync_lo = Arc::new(SyncGraph::from_inputs(with_comm(false)));
+        let sync_hi = Arc::new(SyncGraph::from_inputs(with_comm(true)));
+        let cycle_of = sync_lo.cycle_of.clone();
+        let mut an = Analysis {
+            modules,
+            module_of,
+            domain,
+            inputs: Arc::new(inputs),
+            cycle_of,
+            tit_lo: Vec::new(),
+            tit_hi: Vec::new(),
+            rate_lo: Vec::new(),
+            rate_hi: Vec::new(),
+            problems,
+            presolve: Presolve::default(),
+            sync_lo,
+            sync_hi,
+        };
+        an.refresh_bounds(app, cluster);
+        if an.problems.is_empty() {
+            super::presolve::run(app, cluster, &mut an);
+        }
+        an
+    }
+
+    /// The analysis of a neighbourhood of `base` (large-neighbourhood search): free objects keep
+    /// the nodes of their domain that `nodes` allows, the others are fixed where `base` puts
+    /// them. Bounds are recomputed, so paces set by fixed modules become exact.
+    pub fn scoped(
+        &self,
+        app: &Application,
+        cluster: &Cluster,
+        base: &crate::model::Mapping,
+        free: &[bool],
+        nodes: &[bool],
+    ) -> Analysis {
+        let mut an = self.clone();
+        for (o, d) in an.domain.iter_mut().enumerate() {
+            if free[o] {
+                d.retain(|n| nodes[n.ix()]);
+            } else {
+                d.clear();
+                d.push(base.placement[o].node);
+            }
+        }
+        an.presolve = Presolve::default();
+        an.refresh_bounds(app, cluster);
+        an
+    }
+
+    /// Recomputes the pace and rate bounds from the current domains.
+    pub(crate) fn refresh_bounds(&mut self, app: &Application, cluster: &Cluster) {
+        let n = self.modules.len();
+        let texec_on = |mi: usize, pick: fn(f64, f64) -> f64, init: f64| -> f64 {
+            let c = app.object(self.modules[mi]).costs().expect("module");
+            self.domain[self.modules[mi].index()]
+                .iter()
+                .filter_map(|&nd| c.texec.on(&cluster.node(nd).processor))
+                .fold(init, pick)
+        };
+        let texec_lo: Vec<f64> = (0..n).map(|m| texec_on(m, f64::min, f64::INFINITY)).collect();
+        let texec_hi: Vec<f64> = (0..n).map(|m| texec_on(m, f64::max, 0.0)).collect();
         let fin = |v: &[f64]| v.iter().map(|x| if x.is_finite() { *x } else { 0.0 }).collect::<Vec<_>>();
-        let tit_lo = sg_lo.iteration_times(&fin(&texec_lo));
-        let tit_hi = sg_hi.iteration_times(&fin(&texec_hi));
-        let cycle_of = sg_lo.cycle_of.clone();
+        self.tit_lo = self.sync_lo.iteration_times(&fin(&texec_lo));
+        self.tit_hi = self.sync_hi.iteration_times(&fin(&texec_hi));
         let hz = |tit: &[f64]| -> Vec<Option<f64>> {
             let mut v = vec![None; app.graph.node_count()];
-            for (mi, &o) in modules.iter().enumerate() {
+            for (mi, &o) in self.modules.iter().enumerate() {
                 v[o.index()] = Some(if tit[mi] > 0.0 { 1.0 / tit[mi] } else { 0.0 });
             }
             v
         };
-        let rate_lo = perf::edge_rates(app, &perf::object_frequencies(app, hz(&tit_hi)));
-        let rate_hi = perf::edge_rates(app, &perf::object_frequencies(app, hz(&tit_lo)));
-        Analysis { modules, module_of, domain, inputs, cycle_of, tit_lo, tit_hi, rate_lo, rate_hi, problems }
+        self.rate_lo = perf::edge_rates(app, &perf::object_frequencies(app, hz(&self.tit_hi)));
+        self.rate_hi = perf::edge_rates(app, &perf::object_frequencies(app, hz(&self.tit_lo)));
+    }
+
+    /// The smallest T_exec of module `mi` over its domain (infinite if the domain is empty).
+    pub fn texec_lo(&self, app: &Application, cluster: &Cluster, mi: usize) -> f64 {
+        self.domain[self.modules[mi].index()]
+            .iter()
+            .map(|&n| self.costs(app, cluster, mi, n).0)
+            .fold(f64::INFINITY, f64::min)
     }
 
     /// (T_exec, LD) of module `mi` on node `n`'s processor type.

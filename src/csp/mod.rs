@@ -15,6 +15,7 @@
 //!   node n on network k" [Cin/Cout x Loc], summed per link [bw = F x Vol].
 
 pub mod analysis;
+pub mod presolve;
 pub mod rows;
 
 pub use analysis::Analysis;
@@ -34,6 +35,9 @@ use pumpkin_solver::core::variables::{DomainId, Literal};
 use pumpkin_solver::{
     binary_less_than_or_equals, boolean_less_than_or_equals, clause, equals, less_than_or_equals, Solver,
 };
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
 
 /// Which optional families to post.
 #[derive(Clone, Debug)]
@@ -47,6 +51,9 @@ pub struct BuildOptions {
     /// rows are left out (redundant with the verifier, which rejects what they would prune); at
     /// 1,000 modules on 256 nodes the rows would hold hundreds of millions of terms.
     pub max_row_terms: usize,
+    /// Stop building at this instant or when this flag is raised (the model is then `interrupted`).
+    pub deadline: Option<Instant>,
+    pub stop: Option<Arc<AtomicBool>>,
     /// CPU headroom (`perf::Headroom::cpu`): the loads pass holds each node to this share of
     /// its CPUs (the verifier checks every CPU).
     pub cpu_headroom: f64,
@@ -54,8 +61,29 @@ pub struct BuildOptions {
 
 impl Default for BuildOptions {
     fn default() -> Self {
-        BuildOptions { symmetry: true, filter_locality: true, seed: 42, max_row_terms: 5_000_000, cpu_headroom: 1.0 }
+        BuildOptions {
+            symmetry: true,
+            filter_locality: true,
+            seed: 42,
+            max_row_terms: 5_000_000,
+            deadline: None,
+            stop: None,
+            cpu_headroom: 1.0,
+        }
     }
+}
+
+/// A neighbourhood of a complete mapping (large-neighbourhood search): the `free` objects may
+/// move to the `nodes` of their domains; every other object stays where `base` puts it, and
+/// every edge between two such objects keeps its route. Only constraints with a free term are
+/// posted (the rest is constant), so the model's size follows the neighbourhood, not the instance.
+#[derive(Clone, Debug)]
+pub struct Scope<'a> {
+    pub base: &'a Mapping,
+    /// Per object: free to move.
+    pub free: Vec<bool>,
+    /// Per node: free objects may use it.
+    pub nodes: Vec<bool>,
 }
 
 /// A literal of the mapping's decisions, independent of pumpkin.
@@ -65,6 +93,31 @@ pub enum Lit {
     Place(ObjectId, NodeId, bool),
     /// Edge on network (true) or not (false).
     Route(EdgeId, NetworkId, bool),
+    /// Module on a node where its T_exec (in ns) is above (true) or below (false) this value:
+    /// what a nogood needs to say "unless this ancestor runs on a slower (faster) processor".
+    Slower(ObjectId, u64),
+    Faster(ObjectId, u64),
+}
+
+impl Lit {
+    /// Whether the literal holds in a mapping.
+    pub fn holds(self, app: &Application, cluster: &Cluster, m: &Mapping) -> bool {
+        let texec_ns = |o: ObjectId| -> u64 {
+            let t = app.object(o).costs().and_then(|c| c.texec.on(&cluster.node(m.node_of(o)).processor));
+            t.map(texec_key).unwrap_or(u64::MAX)
+        };
+        match self {
+            Lit::Place(o, n, p) => (m.node_of(o) == n) == p,
+            Lit::Route(e, k, p) => (m.route(e) == Route::Net(k)) == p,
+            Lit::Slower(o, v) => texec_ns(o) > v,
+            Lit::Faster(o, v) => texec_ns(o) < v,
+        }
+    }
+}
+
+/// T_exec as an exact key (nanoseconds, rounded) for level literals.
+pub fn texec_key(t: f64) -> u64 {
+    (t * 1e9).round() as u64
 }
 
 /// The pumpkin model of one mapping problem.
@@ -86,12 +139,33 @@ pub struct Model {
     used: std::collections::HashMap<u32, Literal>,
     /// Optional families left out because they would be too large.
     pub skipped: Vec<&'static str>,
+    /// Per module index: the distinct T_exec keys (ascending) over its domain, and literals
+    /// ge[i] = [its T_exec is at least keys[i]] (ge[0] is `true`).
+    level: Vec<(Vec<u64>, Vec<Literal>)>,
+    /// Object index -> module index.
+    module_of: Vec<Option<usize>>,
+    /// Per node: its constraints are posted (all nodes unless the model is scoped).
+    active: Vec<bool>,
+    scoped: bool,
+    /// The build stopped at the deadline or on the stop flag: the model is incomplete.
+    pub interrupted: bool,
+    deadline: Option<Instant>,
+    stop: Option<Arc<AtomicBool>>,
+    /// Literal that is always true.
+    yes: Literal,
+}
+
+/// A decision variable, or a value fixed before search.
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    Var(DomainId),
+    Fixed(i32),
 }
 
 /// Variables a solution is read from.
 pub struct Decoder {
-    node_var: Vec<DomainId>,
-    net_var: Vec<DomainId>,
+    node_var: Vec<Slot>,
+    net_var: Vec<Slot>,
     pinned_cpu: Vec<Option<u32>>,
 }
 
@@ -108,6 +182,19 @@ impl Model {
         self.solver.is_inconsistent()
     }
 
+    /// True when the build must stop (dead, out of time, or asked to stop).
+    fn halt(&mut self) -> bool {
+        if self.dead() || self.interrupted {
+            return true;
+        }
+        let late = self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.stop.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
+        if late {
+            self.interrupted = true;
+        }
+        late
+    }
+
     fn xl(&self, o: ObjectId, n: NodeId) -> Option<Literal> {
         // Domains are ascending.
         let x = &self.x[o.index()];
@@ -118,7 +205,12 @@ impl Model {
         self.y[e.index()].iter().find(|(m, _)| *m == k).map(|(_, l)| *l)
     }
 
-    /// Builds the model. The analysis must have no `problems`.
+    /// Whether a literal is the constant true (a fixed placement or route).
+    fn constant(&self, l: Literal) -> bool {
+        l == self.yes
+    }
+
+    /// Builds the model of the whole problem. The analysis must have no `problems`.
     pub fn build(
         app: &Application,
         cluster: &Cluster,
@@ -126,10 +218,34 @@ impl Model {
         fix: Option<&PartialMapping>,
         opts: &BuildOptions,
     ) -> Model {
+        Model::build_inner(app, cluster, an, fix, None, opts)
+    }
+
+    /// Builds the model of a neighbourhood (see `Scope`). `an` must be the analysis of the
+    /// neighbourhood: fixed objects' domains are their base node, free ones' lie in `scope.nodes`.
+    pub fn build_scoped(
+        app: &Application,
+        cluster: &Cluster,
+        an: &Analysis,
+        scope: &Scope,
+        opts: &BuildOptions,
+    ) -> Model {
+        Model::build_inner(app, cluster, an, None, Some(scope), opts)
+    }
+
+    fn build_inner(
+        app: &Application,
+        cluster: &Cluster,
+        an: &Analysis,
+        fix: Option<&PartialMapping>,
+        scope: Option<&Scope>,
+        opts: &BuildOptions,
+    ) -> Model {
         let solver = Solver::with_options(SolverOptions {
             random_generator: SmallRng::seed_from_u64(opts.seed),
             ..Default::default()
         });
+        let yes = solver.get_true_literal();
         let mut m = Model {
             solver,
             dec: Decoder {
@@ -146,12 +262,25 @@ impl Model {
             counts: Default::default(),
             skipped: Vec::new(),
             used: Default::default(),
+            level: Vec::new(),
+            module_of: an.module_of.clone(),
+            active: scope.map(|s| s.nodes.clone()).unwrap_or_else(|| vec![true; cluster.nodes.len()]),
+            scoped: scope.is_some(),
+            interrupted: false,
+            deadline: opts.deadline,
+            stop: opts.stop.clone(),
+            yes,
         };
+        if let Some(s) = scope {
+            // Nodes of fixed objects next to free ones carry changing traffic only: their CPU
+            // constraints are constant. The scope's nodes are where CPU constraints change.
+            debug_assert_eq!(s.free.len(), app.graph.node_count());
+        }
         // A pass that finds the problem infeasible at the root stops the build: pumpkin creates
         // no variables in an inconsistent state, and the first solve reports it.
-        m.placement(app, an);
+        m.placement(app, cluster, an);
         let passes: [&dyn Fn(&mut Model); 7] = [
-            &|m| m.connections(app, cluster, an, fix),
+            &|m| m.connections(app, cluster, an, fix, scope),
             &|m| m.traffic(app, cluster, an),
             &|m| {
                 m.loads(app, cluster, an, opts.cpu_headroom);
@@ -169,44 +298,90 @@ impl Model {
             },
         ];
         for pass in passes {
-            if m.dead() {
+            if m.halt() {
                 return m;
             }
             pass(&mut m);
         }
-        if opts.symmetry && !m.dead() {
+        if opts.symmetry && !m.scoped && !m.halt() {
             m.symmetry(app, cluster, an);
         }
+        let _ = m.halt();
         m
     }
 
     /// Placement [Module_i, Filter_i, M]: one variable per object over its domain, and one literal
-    /// per (object, node) tied to `node[o] == n`.
-    fn placement(&mut self, app: &Application, an: &Analysis) {
+    /// per (object, node) tied to `node[o] == n`. An object with a single possible node is a
+    /// constant (its literal is `true`). Modules whose T_exec differs over their domain also get
+    /// a level variable (index of their T_exec among the distinct values), for nogoods that
+    /// depend on processor speeds.
+    fn placement(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) {
         for o in app.graph.node_indices() {
-            let dom: Vec<i32> = an.domain[o.index()].iter().map(|n| n.0 as i32).collect();
-            let v = self.solver.new_named_sparse_integer(dom.clone(), app.object(o).name.clone());
+            let d = &an.domain[o.index()];
+            if d.len() == 1 {
+                self.dec.node_var.push(Slot::Fixed(d[0].0 as i32));
+                self.x.push(vec![(d[0], self.yes)]);
+                continue;
+            }
+            let dom: Vec<i32> = d.iter().map(|n| n.0 as i32).collect();
+            let v = self.solver.new_named_sparse_integer(dom, app.object(o).name.clone());
             let tag = self.tag("placement", app.object(o).name.clone());
-            let lits = an.domain[o.index()]
+            let lits = d
                 .iter()
                 .map(|&n| (n, self.solver.new_literal_for_predicate(predicate![v == n.0 as i32], tag)))
                 .collect();
-            self.dec.node_var.push(v);
+            self.dec.node_var.push(Slot::Var(v));
             self.x.push(lits);
+        }
+        for (mi, &o) in an.modules.iter().enumerate() {
+            let keys: Vec<u64> =
+                self.x[o.index()].iter().map(|&(n, _)| texec_key(an.costs(app, cluster, mi, n).0)).collect();
+            let mut distinct = keys.clone();
+            distinct.sort();
+            distinct.dedup();
+            let mut ge = vec![self.yes];
+            if distinct.len() >= 2 {
+                let tag = self.tag("placement", format!("speed of {}", app.object(o).name));
+                let lvl = self.solver.new_bounded_integer(0, distinct.len() as i32 - 1);
+                for (&(_, xn), k) in self.x[o.index()].clone().iter().zip(&keys) {
+                    let i = distinct.binary_search(k).expect("listed") as i32;
+                    let is = self.solver.new_literal_for_predicate(predicate![lvl == i], tag);
+                    self.post_clause(vec![!xn, is], tag);
+                }
+                for i in 1..distinct.len() as i32 {
+                    ge.push(self.solver.new_literal_for_predicate(predicate![lvl >= i], tag));
+                }
+            }
+            self.level.push((distinct, ge));
         }
     }
 
     /// Connections [c_in, c_out, cn, Loc]: an edge is local exactly when both ends share a node;
-    /// otherwise it uses a network both ends' nodes are on.
-    fn connections(&mut self, app: &Application, cluster: &Cluster, an: &Analysis, fix: Option<&PartialMapping>) {
+    /// otherwise it uses a network both ends' nodes are on. An edge between two fixed objects
+    /// of a scoped model keeps its base route (a constant).
+    fn connections(
+        &mut self,
+        app: &Application,
+        cluster: &Cluster,
+        an: &Analysis,
+        fix: Option<&PartialMapping>,
+        scope: Option<&Scope>,
+    ) {
         for e in app.graph.edge_references() {
-            if self.dead() {
+            if self.halt() {
                 return;
             }
             let (s, d) = (e.source(), e.target());
             let (ds, dd) = (&an.domain[s.index()], &an.domain[d.index()]);
+            let fixed_ends = scope.is_some_and(|sc| !sc.free[s.index()] && !sc.free[d.index()]);
+            let given = match scope {
+                Some(sc) if fixed_ends => match sc.base.route(e.id()) {
+                    Route::Net(k) => Some(k),
+                    _ => None,
+                },
+                _ => fix.and_then(|f| f.network[e.id().index()]),
+            };
             let can_local = ds.iter().any(|n| dd.contains(n));
-            let given = fix.and_then(|f| f.network[e.id().index()]);
             let candidates: Vec<NetworkId> = (0..cluster.networks.len() as u32)
                 .map(NetworkId)
                 .filter(|&k| given.is_none_or(|g| g == k))
@@ -215,6 +390,19 @@ impl Model {
                         .any(|&a| cluster.on_network(a, k) && dd.iter().any(|&b| b != a && cluster.on_network(b, k)))
                 })
                 .collect();
+            // Both ends fixed on one node: local. On two nodes with one usable network: that one.
+            if ds.len() == 1 && dd.len() == 1 {
+                if ds[0] == dd[0] {
+                    self.dec.net_var.push(Slot::Fixed(0));
+                    self.y.push(Vec::new());
+                    continue;
+                }
+                if candidates.len() == 1 {
+                    self.dec.net_var.push(Slot::Fixed(candidates[0].0 as i32 + 1));
+                    self.y.push(vec![(candidates[0], self.yes)]);
+                    continue;
+                }
+            }
             let mut dom: Vec<i32> = candidates.iter().map(|k| k.0 as i32 + 1).collect();
             if can_local {
                 dom.insert(0, 0);
@@ -224,7 +412,7 @@ impl Model {
             if dom.is_empty() {
                 // Ends can never meet: no mapping. (An empty domain is not allowed: use 0 and forbid it.)
                 let v = self.solver.new_sparse_integer(vec![0]);
-                self.dec.net_var.push(v);
+                self.dec.net_var.push(Slot::Var(v));
                 self.y.push(Vec::new());
                 self.solver.add_clause([predicate![v != 0]], tag);
                 continue;
@@ -259,7 +447,7 @@ impl Model {
                     }
                 }
             }
-            self.dec.net_var.push(v);
+            self.dec.net_var.push(Slot::Var(v));
             self.y.push(ys);
         }
     }
@@ -272,24 +460,46 @@ impl Model {
     /// the bandwidth of the non-local edges leaving (entering) it stays within the network's.
     /// Rates are the synchronisation-only frequencies (exact when constant over all mappings,
     /// their lower bound otherwise); weights are rounded down, so the constraint is a relaxation
-    /// of eq 9–10 at the verifier's tolerance.
+    /// of eq 9–10 at the verifier's tolerance. Fixed edges' traffic is a constant taken off the
+    /// capacity; a link with no free term is not posted.
     fn traffic(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) {
-        for k in (0..cluster.networks.len() as u32).map(NetworkId) {
-            let cap = cluster.network(k).bandwidth;
-            for n in (0..cluster.nodes.len() as u32).map(NodeId).filter(|&n| cluster.on_network(n, k)) {
-                for send in [true, false] {
-                    let mut terms: Vec<(f64, ObjectId, EdgeId, Literal)> = Vec::new();
-                    for e in app.graph.edge_references() {
-                        let end = if send { e.source() } else { e.target() };
-                        let bw = e.weight().volume * an.rate_lo[e.id().index()];
-                        if bw <= 0.0 {
+        let nk = cluster.networks.len();
+        let slot = |n: NodeId, k: NetworkId, send: bool| (n.ix() * nk + k.ix()) * 2 + usize::from(!send);
+        let mut background = vec![0.0f64; cluster.nodes.len() * nk * 2];
+        let mut terms: Vec<Vec<(f64, Literal, Literal)>> = vec![Vec::new(); cluster.nodes.len() * nk * 2];
+        for e in app.graph.edge_references() {
+            let bw = e.weight().volume * an.rate_lo[e.id().index()];
+            if bw <= 0.0 {
+                continue;
+            }
+            for (end, send) in [(e.source(), true), (e.target(), false)] {
+                for &(k, yk) in &self.y[e.id().index()] {
+                    for &(n, xn) in &self.x[end.index()] {
+                        if !cluster.on_network(n, k) {
                             continue;
                         }
-                        if let (Some(_), Some(yk)) = (self.xl(end, n), self.yl(e.id(), k)) {
-                            terms.push((bw, end, e.id(), yk));
+                        if self.constant(xn) && self.constant(yk) {
+                            background[slot(n, k, send)] += bw;
+                        } else {
+                            terms[slot(n, k, send)].push((bw, xn, yk));
                         }
                     }
-                    if terms.is_empty() || terms.iter().map(|t| t.0).sum::<f64>() <= cap {
+                }
+            }
+        }
+        for n in (0..cluster.nodes.len() as u32).map(NodeId) {
+            for k in (0..nk as u32).map(NetworkId) {
+                for send in [true, false] {
+                    let i = slot(n, k, send);
+                    let ts = std::mem::take(&mut terms[i]);
+                    if ts.is_empty() {
+                        continue;
+                    }
+                    if self.halt() {
+                        return;
+                    }
+                    let cap = (cluster.network(k).bandwidth - background[i]).max(0.0);
+                    if ts.iter().map(|t| t.0).sum::<f64>() <= cap {
                         continue;
                     }
                     let what = format!(
@@ -299,12 +509,21 @@ impl Model {
                         cluster.network(k).name
                     );
                     let tag = self.tag("traffic", what);
-                    let scale = (1_500_000_000f64 / terms.len() as f64).min(1_000_000.0).floor();
+                    let scale = (1_500_000_000f64 / ts.len() as f64).min(1_000_000.0).floor();
                     let (mut w, mut lits) = (Vec::new(), Vec::new());
-                    for (bw, end, _e, yk) in terms {
-                        let xn = self.xl(end, n).expect("domain");
+                    for (bw, xn, yk) in ts {
+                        let on = if self.constant(xn) {
+                            Some(yk)
+                        } else if self.constant(yk) {
+                            Some(xn)
+                        } else {
+                            None
+                        };
                         if bw > cap * (1.0 + EPS) + 1e-15 {
-                            self.post_clause(vec![!xn, !yk], tag);
+                            match on {
+                                Some(l) => self.post_clause(vec![!l], tag),
+                                None => self.post_clause(vec![!xn, !yk], tag),
+                            }
                             continue;
                         }
                         if self.dead() {
@@ -314,10 +533,16 @@ impl Model {
                         if weight == 0 {
                             continue; // negligible next to the link (and pumpkin cannot scale by 0)
                         }
-                        let z = self.solver.new_literal();
-                        self.post_clause(vec![!z, xn], tag);
-                        self.post_clause(vec![!z, yk], tag);
-                        self.post_clause(vec![z, !xn, !yk], tag);
+                        let z = match on {
+                            Some(l) => l,
+                            None => {
+                                let z = self.solver.new_literal();
+                                self.post_clause(vec![!z, xn], tag);
+                                self.post_clause(vec![!z, yk], tag);
+                                self.post_clause(vec![z, !xn, !yk], tag);
+                                z
+                            }
+                        };
                         w.push(weight);
                         lits.push(z);
                     }
@@ -339,6 +564,9 @@ impl Model {
         const S: f64 = 10_000.0;
         let mut per_group: Vec<Vec<DomainId>> = vec![Vec::new(); app.groups.len()];
         for n in (0..cluster.nodes.len() as u32).map(NodeId) {
+            if !self.active[n.ix()] {
+                continue;
+            }
             let (mut w, mut terms) = (Vec::new(), Vec::new());
             let mut total = 0.0;
             for (gi, g) in app.groups.iter().enumerate() {
@@ -356,7 +584,7 @@ impl Model {
                 // The lightest instance's bound, so the weighted count stays a lower bound.
                 let load = here.iter().map(|&(mi, _)| an.load_lo(app, cluster, mi, n)).fold(f64::INFINITY, f64::min);
                 total += load * here.len() as f64;
-                if self.dead() {
+                if self.halt() {
                     return;
                 }
                 let tag = self.tag("loads", format!("count of {} on {}", g.name, cluster.node(n).name));
@@ -387,6 +615,9 @@ impl Model {
         if !self.dec.pinned_cpu.iter().any(|p| p.is_some()) {
             let ld_min = an.ld_min(app, cluster);
             for n in (0..cluster.nodes.len() as u32).map(NodeId) {
+                if !self.active[n.ix()] {
+                    continue;
+                }
                 let mut terms = Vec::new();
                 for (gi, g) in app.groups.iter().enumerate() {
                     if !g.is_module {
@@ -406,10 +637,16 @@ impl Model {
                 }
                 let cpus = cluster.node(n).cpus as i32;
                 if terms.len() as i32 > cpus || terms.len() > 1 {
+                    if self.halt() {
+                        return;
+                    }
                     let tag = self.tag("loads", format!("solo modules on {}", cluster.node(n).name));
                     self.solver.add_constraint(less_than_or_equals(terms, cpus, tag)).post();
                 }
             }
+        }
+        if self.scoped {
+            return; // groups' totals hold only over all nodes
         }
         for (gi, cnts) in per_group.into_iter().enumerate() {
             if cnts.len() > 1 {
@@ -432,11 +669,12 @@ impl Model {
         }
         // Rows when they are small enough (pumpkin's search does best without extra integer
         // variables); otherwise the same constraints in O(modules) per node, as prefix chains.
-        if let Some(rows) = rows::first_round_rows(app, cluster, an, max_terms) {
+        let active = self.active.clone();
+        if let Some(rows) = rows::first_round_rows(app, cluster, an, max_terms, &active) {
             return self.post_rows(app, cluster, rows);
         }
-        for ch in rows::first_round_chains(app, cluster, an) {
-            if self.dead() {
+        for ch in rows::first_round_chains(app, cluster, an, &active) {
+            if self.halt() {
                 return;
             }
             // prefix[i] = number of order[..i] on the node.
@@ -474,7 +712,8 @@ impl Model {
         if self.dec.pinned_cpu.iter().any(|p| p.is_some()) {
             return;
         }
-        match rows::keep_up_rows(app, cluster, an, max_terms) {
+        let active = self.active.clone();
+        match rows::keep_up_rows(app, cluster, an, max_terms, &active) {
             Some(rows) => self.post_rows(app, cluster, rows),
             None => self.skipped.push("keep-up"),
         }
@@ -483,7 +722,7 @@ impl Model {
     /// Posts count rows: `x[object][node]` implies Σ heavy − |heavy| · Σ light <= cap.
     fn post_rows(&mut self, app: &Application, cluster: &Cluster, rows: Vec<rows::CountRow>) {
         for r in rows {
-            if self.dead() {
+            if self.halt() {
                 return;
             }
             let what = match r.family {
@@ -502,12 +741,14 @@ impl Model {
     }
 
     /// Requirements: minimum frequencies are checked against the fastest possible pace (no
-    /// mapping can do better); path latencies (eq 11) bound the routes' transfer times given the
-    /// modules' fastest T_it.
+    /// mapping can do better; the presolve already removed the nodes too slow for them); path
+    /// latencies (eq 11) bound the routes' transfer times given the modules' fastest T_it.
     fn requirements(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) {
         for r in &app.requirements {
+            if self.halt() {
+                return;
+            }
             if let Requirement::MinFrequency { name, group, hz } = r {
-                // T_it >= T_it_sync >= its lower bound, and T_it >= T_exec on the module's node.
                 let tag = self.tag("requirements", name.clone());
                 for &o in &app.group(*group).objects {
                     let Some(mi) = an.module_of[o.index()] else { continue };
@@ -516,36 +757,37 @@ impl Model {
                         let f = self.solver.get_false_literal();
                         self.post_clause(vec![f], tag);
                     }
-                    for &n in &an.domain[o.index()].clone() {
-                        let (texec, _) = an.costs(app, cluster, mi, n);
-                        if *hz > (1.0 / texec) * (1.0 + EPS) + 1e-15 {
-                            let x = self.xl(o, n).expect("domain");
-                            self.post_clause(vec![!x], tag);
-                        }
-                    }
                 }
             }
             if let Requirement::MaxLatency { name, path, max_s } = r {
                 let base: f64 = path.iter().filter_map(|o| an.module_of[o.index()]).map(|mi| an.tit_lo[mi]).sum();
-                let slack = max_s * (1.0 + EPS) + 1e-15 - base;
+                let mut slack = max_s * (1.0 + EPS) + 1e-15 - base;
                 let tag = self.tag("requirements", name.clone());
                 let (mut w, mut lits) = (Vec::new(), Vec::new());
                 const S: f64 = 1_000_000.0;
+                let mut terms = Vec::new();
                 for pair in path.windows(2) {
                     let Some(e) = app.graph.edges_connecting(pair[0], pair[1]).next() else {
                         continue;
                     };
-                    for &(k, yk) in &self.y[e.id().index()].clone() {
+                    for &(k, yk) in &self.y[e.id().index()] {
                         let net = cluster.network(k);
                         let c = e.weight().volume / net.bandwidth + net.latency;
-                        if c > slack {
-                            self.post_clause(vec![!yk], tag);
-                        } else if (c / slack * S).floor() >= 1.0 {
-                            // (Weights that round to 0 are dropped: a relaxation, and pumpkin
-                            // cannot scale by 0.)
-                            w.push((c / slack * S).floor() as i32);
-                            lits.push(yk);
+                        if self.constant(yk) {
+                            slack -= c;
+                        } else {
+                            terms.push((c, yk));
                         }
+                    }
+                }
+                for (c, yk) in terms {
+                    if c > slack {
+                        self.post_clause(vec![!yk], tag);
+                    } else if slack > 0.0 && (c / slack * S).floor() >= 1.0 {
+                        // (Weights that round to 0 are dropped: a relaxation, and pumpkin
+                        // cannot scale by 0.)
+                        w.push((c / slack * S).floor() as i32);
+                        lits.push(yk);
                     }
                 }
                 if slack < 0.0 {
@@ -562,6 +804,9 @@ impl Model {
     /// destinations.
     fn filter_locality(&mut self, app: &Application, an: &Analysis) {
         for f in app.graph.node_indices().filter(|&o| !app.object(o).is_module()) {
+            if self.halt() {
+                return;
+            }
             let tag = self.tag("filter-locality", app.object(f).name.clone());
             let nbs: Vec<ObjectId> = app
                 .graph
@@ -617,6 +862,9 @@ impl Model {
             if !g.is_module {
                 continue;
             }
+            if self.halt() {
+                return;
+            }
             let objs: Vec<ObjectId> = g.objects.iter().copied().filter(|o| !in_paths.contains(o)).collect();
             let mut used = vec![false; objs.len()];
             for i in 0..objs.len() {
@@ -634,9 +882,13 @@ impl Model {
                     }
                 }
                 for w in class.windows(2) {
+                    let (Slot::Var(a), Slot::Var(b)) =
+                        (self.dec.node_var[w[0].index()], self.dec.node_var[w[1].index()])
+                    else {
+                        continue;
+                    };
                     let tag =
                         self.tag("symmetry", format!("{} before {}", app.object(w[0]).name, app.object(w[1]).name));
-                    let (a, b) = (self.dec.node_var[w[0].index()], self.dec.node_var[w[1].index()]);
                     self.solver.add_constraint(binary_less_than_or_equals(a, b, tag)).post();
                 }
             }
@@ -654,6 +906,9 @@ impl Model {
             let Some(first) = (0..i).find(|&j| sigs[j] == sigs[i]) else {
                 continue;
             };
+            if self.halt() {
+                return;
+            }
             let prev = *prev_of_class.get(&first).unwrap_or(&first);
             prev_of_class.insert(first, i);
             let (a, b) = (NodeId(prev as u32), NodeId(i as u32));
@@ -671,7 +926,8 @@ impl Model {
     /// Objective "nodes used" [CP paper 4.4]: a literal per node, true iff an object sits on it,
     /// and their sum. With the redundant bin-packing bound: the CPUs of the used nodes hold at
     /// least the total load (each module's smallest load over its domain); without it the model
-    /// from the paper proves no optimum in 60 s (pumpkin notes).
+    /// from the paper proves no optimum in 60 s (pumpkin notes). In a scoped model the sum runs
+    /// over the scope's nodes only (the others' use is constant).
     pub fn nodes_objective(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) -> Option<DomainId> {
         const S: f64 = 10_000.0;
         let tag = self.tag("objective", "nodes used".into());
@@ -679,6 +935,9 @@ impl Model {
         for n in (0..cluster.nodes.len() as u32).map(NodeId) {
             if self.dead() {
                 return None;
+            }
+            if !self.active[n.ix()] {
+                continue;
             }
             if let Some(u) = self.used_literal(app, n, tag) {
                 used.push((n, u));
@@ -692,10 +951,10 @@ impl Model {
         let mut t: Vec<_> = used.iter().map(|(_, u)| u.get_integer_variable().scaled(1)).collect();
         t.push(obj.scaled(-1));
         self.solver.add_constraint(equals(t, 0, tag)).post();
-        let load = an.total_load_lo(app, cluster);
-        if used.is_empty() {
-            return Some(obj); // nothing to place: 0 nodes
+        if used.is_empty() || self.scoped {
+            return Some(obj); // nothing to place: 0 nodes; scoped: no global bound applies
         }
+        let load = an.total_load_lo(app, cluster);
         if !self.dec.pinned_cpu.iter().any(|p| p.is_some()) {
             let tag = self.tag("objective", "used CPUs give every solo module its own".into());
             let t: Vec<_> =
@@ -720,13 +979,18 @@ impl Model {
         if here.is_empty() {
             return None;
         }
-        let u = self.solver.new_literal();
-        for &x in &here {
-            self.post_clause(vec![!x, u], tag);
-        }
-        let mut c = vec![!u];
-        c.extend(here);
-        self.post_clause(c, tag);
+        let u = if here.iter().any(|&l| self.constant(l)) {
+            self.yes
+        } else {
+            let u = self.solver.new_literal();
+            for &x in &here {
+                self.post_clause(vec![!x, u], tag);
+            }
+            let mut c = vec![!u];
+            c.extend(here);
+            self.post_clause(c, tag);
+            u
+        };
         self.used.insert(n.0, u);
         Some(u)
     }
@@ -737,20 +1001,40 @@ impl Model {
         self.solver.add_constraint(less_than_or_equals(vec![obj.scaled(1)], k, tag)).post();
     }
 
+    /// The pumpkin literal of a solver-neutral one, or the constant it is (`Err(value)`).
+    fn literal(&self, l: Lit) -> Result<Literal, bool> {
+        let level = |o: ObjectId| self.module_of[o.index()].map(|mi| &self.level[mi]);
+        match l {
+            Lit::Place(o, n, p) => self.xl(o, n).map(|x| if p { x } else { !x }).ok_or(!p),
+            Lit::Route(e, k, p) => self.yl(e, k).map(|y| if p { y } else { !y }).ok_or(!p),
+            Lit::Slower(o, v) => {
+                let Some((keys, ge)) = level(o) else { return Err(false) };
+                match keys.iter().position(|&k| k > v) {
+                    None => Err(false),
+                    Some(0) => Err(true),
+                    Some(i) => Ok(ge[i]),
+                }
+            }
+            Lit::Faster(o, v) => {
+                let Some((keys, ge)) = level(o) else { return Err(false) };
+                match keys.iter().rposition(|&k| k < v) {
+                    None => Err(false),
+                    Some(j) if j + 1 == keys.len() => Err(true),
+                    Some(j) => Ok(!ge[j + 1]),
+                }
+            }
+        }
+    }
+
     /// Adds the clause "at least one of these literals holds". Literals about impossible values
     /// are false (dropped when positive; a negative one makes the clause trivially true).
     pub fn add_nogood_clause(&mut self, lits: &[Lit], family: &'static str, what: String) {
         let mut out = Vec::new();
         for &l in lits {
-            let (lit, positive) = match l {
-                Lit::Place(o, n, p) => (self.xl(o, n), p),
-                Lit::Route(e, k, p) => (self.yl(e, k), p),
-            };
-            match (lit, positive) {
-                (Some(x), true) => out.push(x),
-                (Some(x), false) => out.push(!x),
-                (None, true) => {}
-                (None, false) => return,
+            match self.literal(l) {
+                Ok(x) => out.push(x),
+                Err(false) => {}
+                Err(true) => return,
             }
         }
         let tag = self.tag(family, what);
@@ -777,16 +1061,20 @@ impl Model {
 impl Decoder {
     /// The mapping a solution describes.
     pub fn decode(&self, sol: &impl ProblemSolution) -> Mapping {
+        let value = |s: &Slot| match *s {
+            Slot::Var(v) => sol.get_integer_value(v),
+            Slot::Fixed(x) => x,
+        };
         let placement = self
             .node_var
             .iter()
             .enumerate()
-            .map(|(i, &v)| Placement { node: NodeId(sol.get_integer_value(v) as u32), cpu: self.pinned_cpu[i] })
+            .map(|(i, s)| Placement { node: NodeId(value(s) as u32), cpu: self.pinned_cpu[i] })
             .collect();
         let routes = self
             .net_var
             .iter()
-            .map(|&v| match sol.get_integer_value(v) {
+            .map(|s| match value(s) {
                 0 => Route::Local,
                 k => Route::Net(NetworkId(k as u32 - 1)),
             })

@@ -81,6 +81,7 @@ pub fn first_round_rows(
     cluster: &Cluster,
     an: &Analysis,
     max_terms: usize,
+    active: &[bool],
 ) -> Option<Vec<CountRow>> {
     let keys = Keys::new(app, cluster, an);
     let mut rows = Vec::new();
@@ -89,7 +90,7 @@ pub fn first_round_rows(
         if !an.inputs[r].is_empty() || an.cycle_of[r].is_some() {
             continue;
         }
-        for &n in &an.domain[ro.index()] {
+        for &n in an.domain[ro.index()].iter().filter(|n| active[n.ix()]) {
             let cpus = cluster.node(n).cpus as usize;
             let kr = keys.at(r, n).0;
             let mut before = Vec::new();
@@ -136,10 +137,10 @@ pub struct PrefixChain {
 }
 
 /// `first_round_rows` as prefix chains (see `PrefixChain`).
-pub fn first_round_chains(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<PrefixChain> {
+pub fn first_round_chains(app: &Application, cluster: &Cluster, an: &Analysis, active: &[bool]) -> Vec<PrefixChain> {
     let keys = Keys::new(app, cluster, an);
     let mut chains = Vec::new();
-    for n in (0..cluster.nodes.len() as u32).map(NodeId) {
+    for n in (0..cluster.nodes.len() as u32).map(NodeId).filter(|n| active[n.ix()]) {
         let cpus = cluster.node(n).cpus as usize;
         // (lo, inexact, object) for every module that may be before some r on n.
         let mut cand: Vec<(f64, bool, ObjectId, usize)> = an
@@ -171,7 +172,13 @@ pub fn first_round_chains(app: &Application, cluster: &Cluster, an: &Analysis) -
 }
 
 /// Rows of the first allocation round for input-paced modules (see `Model::keep_up`).
-pub fn keep_up_rows(app: &Application, cluster: &Cluster, an: &Analysis, max_terms: usize) -> Option<Vec<CountRow>> {
+pub fn keep_up_rows(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    max_terms: usize,
+    active: &[bool],
+) -> Option<Vec<CountRow>> {
     let keys = Keys::new(app, cluster, an);
     let mut rows = Vec::new();
     let mut terms = 0usize;
@@ -180,7 +187,7 @@ pub fn keep_up_rows(app: &Application, cluster: &Cluster, an: &Analysis, max_ter
             continue;
         }
         let in_min_hi = an.inputs[mi].iter().map(|x| x.ratio * an.tit_hi[x.source]).fold(f64::INFINITY, f64::min);
-        for &n in &an.domain[mo.index()] {
+        for &n in an.domain[mo.index()].iter().filter(|n| active[n.ix()]) {
             let cpus = cluster.node(n).cpus as i32;
             let (klo, khi, texec, _) = keys.at(mi, n);
             let u_lo = texec / in_min_hi;
@@ -295,8 +302,9 @@ pub fn neutral(app: &Application, cluster: &Cluster, an: &Analysis, filter_local
             }
         })
         .collect();
-    let mut rows = first_round_rows(app, cluster, an, usize::MAX).unwrap_or_default();
-    rows.extend(keep_up_rows(app, cluster, an, usize::MAX).unwrap_or_default());
+    let all = vec![true; cluster.nodes.len()];
+    let mut rows = first_round_rows(app, cluster, an, usize::MAX, &all).unwrap_or_default();
+    rows.extend(keep_up_rows(app, cluster, an, usize::MAX, &all).unwrap_or_default());
     Neutral { objects, edges, rows, self_paced_cap: true, filter_locality, nodes_lower_bound: bound }
 }
 
@@ -319,17 +327,19 @@ mod tests {
             let cluster = parse::load_cluster(&root.join(c)).expect("cluster");
             let app = parse::load_application(&root.join(m), &[]).expect("app");
             let an = Analysis::new(&app, &cluster, None);
-            let mut rows: Vec<(ObjectId, NodeId, Vec<ObjectId>)> = first_round_rows(&app, &cluster, &an, usize::MAX)
-                .expect("no cap")
-                .into_iter()
-                .map(|r| {
-                    let mut h = r.heavy;
-                    h.sort();
-                    (r.object, r.node, h)
-                })
-                .collect();
+            let all = vec![true; cluster.nodes.len()];
+            let mut rows: Vec<(ObjectId, NodeId, Vec<ObjectId>)> =
+                first_round_rows(&app, &cluster, &an, usize::MAX, &all)
+                    .expect("no cap")
+                    .into_iter()
+                    .map(|r| {
+                        let mut h = r.heavy;
+                        h.sort();
+                        (r.object, r.node, h)
+                    })
+                    .collect();
             let mut from_chains = Vec::new();
-            for ch in first_round_chains(&app, &cluster, &an) {
+            for ch in first_round_chains(&app, &cluster, &an, &all) {
                 for &(p, r) in &ch.checks {
                     let mut h = ch.order[..p].to_vec();
                     h.sort();

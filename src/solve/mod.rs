@@ -549,9 +549,9 @@ fn reject(
     stats: &mut Stats,
 ) {
     let derived = nogood::derive(app, cluster, an, candidate, r);
-    debug_assert!(derived.iter().all(|(c, _)| nogood::falsified_by(c, candidate)));
+    debug_assert!(derived.iter().all(|(c, _)| nogood::falsified_by(app, cluster, c, candidate)));
     // Progress is guaranteed only if some nogood excludes this very candidate.
-    if !derived.iter().any(|(c, _)| nogood::falsified_by(c, candidate)) {
+    if !derived.iter().any(|(c, _)| nogood::falsified_by(app, cluster, c, candidate)) {
         let c: Vec<Lit> = model.assignment(candidate).into_iter().map(negate).collect();
         model.add_nogood_clause(&c, "verifier", "rejected candidate".into());
     } else {
@@ -566,6 +566,7 @@ fn negate(l: Lit) -> Lit {
     match l {
         Lit::Place(o, n, p) => Lit::Place(o, n, !p),
         Lit::Route(e, k, p) => Lit::Route(e, k, !p),
+        Lit::Slower(..) | Lit::Faster(..) => unreachable!("assignments hold placements and routes only"),
     }
 }
 

@@ -2,26 +2,37 @@
 //! sharing it unsound. Each nogood is only as general as the argument for it allows; when no
 //! argument applies, the candidate's full assignment is excluded.
 //!
+//! Paces depend on the mapping only through the processor types the modules run on (and, for
+//! synchronous cycles that cross the network, through routes): T_it_sync is a max of sums of
+//! T_exec along synchronous paths (eq 3–5), so it is monotone in every module's T_exec. A nogood
+//! may therefore hold "unless some ancestor runs at another speed": the **context** literals
+//! `Slower(a, t)` / `Faster(a, t)` say that module a runs where its T_exec is above / below its
+//! value t in the candidate. With them:
+//!
 //! - First allocation round on node n: the first module m (in the node's T_I/O order) that the
-//!   round leaves slower than soundness allows is determined by the modules before it on n. If
-//!   their keys and costs are the same in every mapping, "m on n with exactly these earlier
-//!   modules on n" is unsound whatever else happens (ARCHITECTURE.md, "Soundness").
-//! - Contention of link (n, k): if the rates of the contributing edges are the same in every
-//!   mapping, any mapping that routes a subset of them exceeding BW(k) through (n, k) is unsound.
-//! - Latency of a path: with constant module paces, routing the path's edges the same way
-//!   costs at least as much.
+//!   round leaves slower than soundness allows is determined by the modules before it on n and
+//!   their keys (eq 6–7), which depend only on the speeds of their synchronous ancestors. So "m on
+//!   n with exactly these earlier modules on n, no other module that may come first on n, and
+//!   every relevant ancestor at the same speed" is unsound (ARCHITECTURE.md, "Soundness").
+//! - Contention of link (n, k): a set of the link's edges whose traffic at the candidate's
+//!   synchronisation rates exceeds BW(k) still does in any mapping where none of the modules
+//!   that set those rates (or their ancestors) runs slower.
+//! - Latency of a path: routing the path's edges the same way costs at least as much in any
+//!   mapping where none of the path's modules' ancestors runs faster.
+//!
+//! Ancestors inside synchronous cycles make paces depend on routes too: no context is built
+//! for them, and the nogood falls back to the candidate itself.
 
-use crate::csp::{Analysis, Lit};
-use crate::model::{Application, Cluster, Mapping, NodeId, Requirement, Route};
+use crate::csp::{texec_key, Analysis, Lit};
+use crate::model::{Application, Cluster, EdgeId, FilterKind, Mapping, NodeId, ObjectId, Requirement, Route};
 use crate::perf::{self, Prediction};
 use crate::verify::{le, Report};
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
 
 /// Whether the candidate violates the clause (every literal false under it).
-pub fn falsified_by(c: &[Lit], m: &Mapping) -> bool {
-    c.iter().all(|&l| match l {
-        Lit::Place(o, n, p) => (m.node_of(o) == n) != p,
-        Lit::Route(e, k, p) => (m.route(e) == Route::Net(k)) != p,
-    })
+pub fn falsified_by(app: &Application, cluster: &Cluster, c: &[Lit], m: &Mapping) -> bool {
+    c.iter().all(|&l| !l.holds(app, cluster, m))
 }
 
 /// Nogood clauses (disjunctions of literals) for a rejected candidate, with a name each.
@@ -36,23 +47,103 @@ pub fn derive(
     let Some(p) = &report.prediction else {
         return out;
     };
+    let cx = Context { app, cluster, an, mapping };
     let pinned = mapping.placement.iter().any(|x| x.cpu.is_some());
     if !pinned {
-        first_round(app, cluster, an, mapping, p, &mut out);
+        first_round(&cx, p, &mut out);
     }
-    contention(app, cluster, an, mapping, p, &mut out);
-    latency(app, cluster, an, mapping, p, &mut out);
+    contention(&cx, p, &mut out);
+    latency(&cx, p, &mut out);
     out
 }
 
-fn first_round(
-    app: &Application,
-    cluster: &Cluster,
-    an: &Analysis,
-    _mapping: &Mapping,
-    p: &Prediction,
-    out: &mut Vec<(Vec<Lit>, String)>,
-) {
+struct Context<'a> {
+    app: &'a Application,
+    cluster: &'a Cluster,
+    an: &'a Analysis,
+    mapping: &'a Mapping,
+}
+
+impl Context<'_> {
+    /// T_exec key of module `mi` where the candidate puts it.
+    fn key_here(&self, mi: usize) -> u64 {
+        texec_key(self.an.costs(self.app, self.cluster, mi, self.mapping.node_of(self.an.modules[mi])).0)
+    }
+
+    /// The modules (indices) whose speed sets the pace of the given ones: the given modules and
+    /// their synchronous ancestors. None if one of them is in a synchronous cycle (whose pace
+    /// also depends on routes).
+    fn pace_ancestors(&self, from: impl IntoIterator<Item = usize>) -> Option<Vec<usize>> {
+        let mut seen = vec![false; self.an.modules.len()];
+        let mut stack: Vec<usize> = from.into_iter().collect();
+        let mut out = Vec::new();
+        while let Some(m) = stack.pop() {
+            if seen[m] {
+                continue;
+            }
+            seen[m] = true;
+            if self.an.cycle_of[m].is_some() {
+                return None;
+            }
+            out.push(m);
+            stack.extend(self.an.inputs[m].iter().map(|x| x.source));
+        }
+        out.sort();
+        Some(out)
+    }
+
+    /// Literals "ancestor a runs at another speed than here", for every ancestor whose domain
+    /// has several speeds (`both`), or only "runs slower" / "runs faster".
+    fn speed_escape(&self, ancestors: &[usize], slower: bool, faster: bool) -> Vec<Lit> {
+        let mut c = Vec::new();
+        for &a in ancestors {
+            let o = self.an.modules[a];
+            let k = self.key_here(a);
+            if slower {
+                c.push(Lit::Slower(o, k));
+            }
+            if faster {
+                c.push(Lit::Faster(o, k));
+            }
+        }
+        c
+    }
+
+    /// Modules whose frequency sets the rate of messages leaving object `o` (through filters).
+    fn rate_modules(&self, o: ObjectId, out: &mut Vec<usize>, seen: &mut Vec<bool>) {
+        if seen[o.index()] {
+            return;
+        }
+        seen[o.index()] = true;
+        let g = &self.app.graph;
+        match g[o].filter() {
+            None => out.extend(self.an.module_of[o.index()]),
+            Some(FilterKind::Greedy) => {
+                for e in g.edges_directed(o, Direction::Outgoing) {
+                    self.rate_modules(e.target(), out, seen);
+                }
+            }
+            Some(_) => {
+                for e in g.edges_directed(o, Direction::Incoming) {
+                    self.rate_modules(e.source(), out, seen);
+                }
+            }
+        }
+    }
+
+    /// The modules whose speed sets an edge's rate (the object its rate is read from, eq 9–10).
+    fn edge_rate_modules(&self, e: EdgeId) -> Vec<usize> {
+        let (s, d) = self.app.graph.edge_endpoints(e).expect("edge");
+        let from = if self.app.graph[s].filter() == Some(FilterKind::Greedy) { d } else { s };
+        let mut out = Vec::new();
+        let mut seen = vec![false; self.app.graph.node_count()];
+        self.rate_modules(from, &mut out, &mut seen);
+        out
+    }
+}
+
+fn first_round(cx: &Context, p: &Prediction, out: &mut Vec<(Vec<Lit>, String)>) {
+    let Context { app, cluster, an, .. } = *cx;
     for n in (0..cluster.nodes.len() as u32).map(NodeId) {
         let mut here: Vec<usize> = (0..p.modules.len()).filter(|&i| p.modules[i].node == n).collect();
         here.sort_by(|&a, &b| p.modules[b].first.tio.total_cmp(&p.modules[a].first.tio).then(a.cmp(&b)));
@@ -70,40 +161,39 @@ fn first_round(
             if !fails {
                 continue;
             }
-            // Generalise only when the order and costs up to m are the same in every mapping.
             let prefix = &here[..pos];
-            let fixed = |i: usize| {
-                let (lo, hi) = an.key(app, cluster, i, n);
-                lo == hi && an.cycle_of[i].is_none() && an.inputs[i].iter().all(|x| an.constant_pace(x.source))
-            };
-            if !fixed(mi) || !prefix.iter().all(|&j| fixed(j)) {
+            // m's and the prefix's keys, and m's pace, are set by the speeds of their ancestors;
+            // modules after m on n stay after it if their own ancestors keep their speeds.
+            let km = m.first.tio;
+            let later: Vec<usize> = here[pos + 1..]
+                .iter()
+                .copied()
+                .filter(|&j| an.key(app, cluster, j, n).1 >= km || an.cycle_of[j].is_some())
+                .collect();
+            if prefix.iter().chain(&later).chain(std::iter::once(&mi)).any(|&j| an.cycle_of[j].is_some()) {
                 break;
             }
-            let (km, _) = an.key(app, cluster, mi, n);
+            let Some(anc) = cx.pace_ancestors(prefix.iter().chain(&later).copied().chain(std::iter::once(mi))) else {
+                break;
+            };
             let mo = an.modules[mi];
             let mut c = vec![Lit::Place(mo, n, false)];
             for &j in prefix {
                 c.push(Lit::Place(an.modules[j], n, false));
             }
-            let mut general = true;
             for (j, &jo) in an.modules.iter().enumerate() {
-                if j == mi || prefix.contains(&j) || !an.domain[jo.index()].contains(&n) {
+                if j == mi || here.contains(&j) || !an.domain[jo.index()].contains(&n) {
                     continue;
                 }
+                // j is not on n here; on n it might come before m (whatever its ancestors do).
                 let (_, hi) = an.key(app, cluster, j, n);
-                let maybe_before = hi > km || (hi == km && jo < mo) || an.cycle_of[j].is_some();
-                if maybe_before {
-                    if here.contains(&j) {
-                        // On n after m here, but it could precede m elsewhere: no safe generalisation.
-                        general = false;
-                        break;
-                    }
+                if hi > km || (hi == km && jo < mo) || an.cycle_of[j].is_some() {
                     c.push(Lit::Place(jo, n, true));
                 }
             }
-            if !general {
-                break;
-            }
+            // The speeds of m and the prefix are fixed while they stay on n (their literals).
+            let anc: Vec<usize> = anc.into_iter().filter(|j| *j != mi && !prefix.contains(j)).collect();
+            c.extend(cx.speed_escape(&anc, true, true));
             out.push((
                 c,
                 format!("{} on {} after {} module(s)", app.object(mo).name, cluster.node(n).name, prefix.len()),
@@ -113,24 +203,26 @@ fn first_round(
     }
 }
 
-fn contention(
-    app: &Application,
-    cluster: &Cluster,
-    an: &Analysis,
-    mapping: &Mapping,
-    p: &Prediction,
-    out: &mut Vec<(Vec<Lit>, String)>,
-) {
+fn contention(cx: &Context, p: &Prediction, out: &mut Vec<(Vec<Lit>, String)>) {
+    let Context { app, cluster, mapping, .. } = *cx;
+    // Rates at the synchronisation pace (what a sound mapping would run at).
+    let hz = p
+        .module_of
+        .iter()
+        .map(|mi| mi.map(|i| if p.modules[i].tit_sync > 0.0 { 1.0 / p.modules[i].tit_sync } else { 0.0 }))
+        .collect();
+    let rate = perf::edge_rates(app, &perf::object_frequencies(app, hz));
     for l in &p.links {
-        for (total, edges, send) in [(l.send, &l.send_edges, true), (l.recv, &l.recv_edges, false)] {
-            if le(total, l.capacity) || !edges.iter().all(|&e| an.constant_rate(e)) {
+        for (edges, send) in [(&l.send_edges, true), (&l.recv_edges, false)] {
+            let mut bws: Vec<(f64, EdgeId)> =
+                edges.iter().map(|&e| (app.graph[e].volume * rate[e.index()], e)).collect();
+            if le(bws.iter().map(|b| b.0).sum(), l.capacity) {
                 continue;
             }
-            let mut bws: Vec<(f64, crate::model::EdgeId)> =
-                edges.iter().map(|&e| (app.graph[e].volume * an.rate_lo[e.index()], e)).collect();
             bws.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             let mut sum = 0.0;
             let mut c = Vec::new();
+            let mut setters = Vec::new();
             for (bw, e) in bws {
                 sum += bw;
                 let (s, d) = app.graph.edge_endpoints(e).expect("edge");
@@ -138,52 +230,44 @@ fn contention(
                 debug_assert_eq!(mapping.node_of(end), l.node);
                 c.push(Lit::Place(end, l.node, false));
                 c.push(Lit::Route(e, l.network, false));
+                setters.extend(cx.edge_rate_modules(e));
                 if !le(sum, l.capacity) {
                     break;
                 }
             }
-            if !le(sum, l.capacity) {
-                out.push((
-                    c,
-                    format!(
-                        "{} {} on {}",
-                        cluster.node(l.node).name,
-                        if send { "sends" } else { "receives" },
-                        cluster.network(l.network).name
-                    ),
-                ));
+            if le(sum, l.capacity) {
+                continue;
             }
+            let Some(anc) = cx.pace_ancestors(setters) else { continue };
+            c.extend(cx.speed_escape(&anc, true, false));
+            out.push((
+                c,
+                format!(
+                    "{} {} on {}",
+                    cluster.node(l.node).name,
+                    if send { "sends" } else { "receives" },
+                    cluster.network(l.network).name
+                ),
+            ));
         }
     }
 }
 
-fn latency(
-    app: &Application,
-    cluster: &Cluster,
-    an: &Analysis,
-    mapping: &Mapping,
-    p: &Prediction,
-    out: &mut Vec<(Vec<Lit>, String)>,
-) {
+fn latency(cx: &Context, p: &Prediction, out: &mut Vec<(Vec<Lit>, String)>) {
+    let Context { app, cluster, an, mapping } = *cx;
     for r in &app.requirements {
         let Requirement::MaxLatency { name, path, max_s } = r else {
             continue;
         };
-        if !path.iter().filter_map(|o| an.module_of[o.index()]).all(|mi| an.constant_pace(mi)) {
-            continue;
-        }
-        let l = perf::path_latency(app, cluster, mapping, &p.modules, &p.module_of, path);
-        if le(l, *max_s) {
-            continue;
-        }
-        // Rebuild the bound from T_it_sync: a sound mapping would run at that pace.
-        let base: f64 = path.iter().filter_map(|o| an.module_of[o.index()]).map(|mi| an.tit_lo[mi]).sum();
+        let mods: Vec<usize> = path.iter().filter_map(|o| an.module_of[o.index()]).collect();
+        let Some(anc) = cx.pace_ancestors(mods.iter().copied()) else { continue };
+        // eq 11 at the synchronisation pace, with this candidate's routes.
+        let base: f64 = mods.iter().map(|&mi| p.modules[mi].tit_sync).sum();
         let mut comm = 0.0;
         let mut c = Vec::new();
         for pair in path.windows(2) {
             let mut best = (0.0, None);
             for e in app.graph.edges_connecting(pair[0], pair[1]) {
-                use petgraph::visit::EdgeRef;
                 let t = perf::comm_time(app, cluster, mapping, e.id());
                 if t > best.0 {
                     best = (t, Some((e.id(), mapping.route(e.id()))));
@@ -195,6 +279,7 @@ fn latency(
             }
         }
         if !le(base + comm, *max_s) {
+            c.extend(cx.speed_escape(&anc, false, true));
             out.push((c, format!("latency of {name}")));
         }
     }
