@@ -4,9 +4,11 @@
 //! Pipeline: `parse` (TOML -> validated `model` types) -> `perf` (the performance model) ->
 //! `verify` (diagnostics and verdict) -> `report` (text, JSON). See ARCHITECTURE.md.
 
+pub mod cli;
 pub mod csp;
 pub mod error;
 pub mod gen;
+pub mod headroom;
 pub mod model;
 pub mod parse;
 pub mod perf;

@@ -1,193 +1,54 @@
-//! The `flowmap` command line: parses arguments, runs the library, prints, maps outcomes to exit
-//! codes (0 sound, 1 unsound, 2 bad input). All logic lives in the library.
+//! The `flowmap` command line: parses arguments (definitions in `flowmap::cli`), runs the
+//! library, prints, maps outcomes to exit codes (0 sound, 1 unsound, 2 bad input). All logic
+//! lives in the library; one function per subcommand.
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser};
+use flowmap::cli::{
+    CheckArgs, Cli, Cmd, Format, GenArgs, GenFamilyArg, GenKindArg, Inputs, LimitArgs, MinimizeArg, SolveArgs,
+};
 use flowmap::csp::BuildOptions;
 use flowmap::error::InputErrors;
 use flowmap::model::{Application, Cluster};
 use flowmap::parse::{self, Override};
-use flowmap::solve::{self, Objective, Progress, ProgressFn, SolveOptions, Status};
-use flowmap::{perf, report, verify};
-use std::io::IsTerminal;
+use flowmap::solve::{Objective, Progress, ProgressFn, SolveOptions, Status};
+use flowmap::{headroom, perf, report, solve, verify};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 // mimalloc: the model allocates many small vectors per prediction; measured 25 % faster
 // `check` (20.9 -> 15.6 µs on FluidParticle) than the system allocator.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[derive(Parser)]
-#[command(
-    name = "flowmap",
-    version,
-    about = "Map FlowVR-style dataflow applications onto clusters and predict their performance"
-)]
-struct Cli {
-    #[command(subcommand)]
-    cmd: Cmd,
-}
-
-#[derive(Clone, Copy, PartialEq, ValueEnum)]
-enum Format {
-    Text,
-    Json,
-    Dot,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum MinimizeArg {
-    /// The number of nodes used.
-    Nodes,
-}
-
-#[derive(Clone, Copy, PartialEq, ValueEnum)]
-enum GenFamilyArg {
-    /// Stages of parallel modules, one processor cost (models/generated).
-    Pipeline,
-    /// Pipelines with MPI rings, filters, pinned displays, two processor types, partial networks
-    /// and binding requirements (models/realistic).
-    Realistic,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum GenKindArg {
-    Feasible,
-    Tight,
-    /// pipeline family: more self-paced modules than CPUs.
-    Infeasible,
-    /// realistic family: a display node with too few CPUs for its pinned modules.
-    InfeasibleCpu,
-    /// realistic family: a link between pinned objects heavier than any network they share.
-    InfeasibleLink,
-    /// realistic family: a minimum frequency no processor type reaches.
-    InfeasibleRequirement,
-}
-
-#[derive(Subcommand)]
-enum Cmd {
-    /// Predict a mapping's performance and say what is wrong with it (exit 0 sound, 1 unsound, 2 bad input).
-    Check {
-        app: PathBuf,
-        cluster: PathBuf,
-        mapping: PathBuf,
-        /// Override an application parameter, e.g. --set particles=250000.
-        #[arg(long = "set", value_name = "NAME=VALUE")]
-        set: Vec<Override>,
-        #[arg(long, value_enum, default_value = "text")]
-        format: Format,
-    },
-    /// Find a sound mapping, or prove there is none (exit 0 found, 1 none exists, 2 bad input, 3 time limit).
-    Solve(SolveArgs),
-    /// Write the static CSP as solver-neutral JSON (for the CP-SAT reference script in benches/).
-    ExportCsp {
-        app: PathBuf,
-        cluster: PathBuf,
-        #[arg(long = "set", value_name = "NAME=VALUE")]
-        set: Vec<Override>,
-    },
-    /// Generate a synthetic instance (application, cluster, planted mapping), seeded.
-    Gen {
-        #[arg(long, value_enum, default_value = "pipeline")]
-        family: GenFamilyArg,
-        /// Module instances (filters not counted).
-        #[arg(long, default_value_t = 50)]
-        modules: usize,
-        #[arg(long, default_value_t = 16)]
-        nodes: usize,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        #[arg(long, value_enum, default_value = "feasible")]
-        kind: GenKindArg,
-        /// Directory for the application and planted mapping (mapping in DIR/mappings)
-        /// [default: models/generated, or models/realistic].
-        #[arg(long)]
-        models: Option<PathBuf>,
-        /// Directory for the cluster [default: clusters/generated, or clusters/realistic].
-        #[arg(long)]
-        clusters: Option<PathBuf>,
-    },
-    /// The largest parameter value, or the highest module frequency, with a sound mapping
-    /// (exit 0 found, 1 no value in range has one, 2 bad input, 3 inconclusive).
-    Limit {
-        app: PathBuf,
-        cluster: PathBuf,
-        /// A parameter of the application to push up (e.g. particles).
-        #[arg(long, value_name = "NAME", conflicts_with = "frequency", required_unless_present = "frequency")]
-        param: Option<String>,
-        /// A module whose frequency to push up.
-        #[arg(long, value_name = "MODULE")]
-        frequency: Option<String>,
-        /// Values to search, LO..HI (default: from the parameter's value, doubling until none fits).
-        #[arg(long, value_name = "LO..HI")]
-        range: Option<String>,
-        #[arg(long = "set", value_name = "NAME=VALUE")]
-        set: Vec<Override>,
-        /// Probes solved in parallel (default: all cores).
-        #[arg(long)]
-        jobs: Option<usize>,
-        /// Time limit for each probe, seconds.
-        #[arg(long, value_name = "SECONDS")]
-        time_limit: Option<f64>,
-        #[arg(long, default_value_t = 42)]
-        seed: u64,
-        #[arg(long, value_enum, default_value = "text")]
-        format: Format,
-    },
-}
-
-#[derive(clap::Args)]
-struct SolveArgs {
-    app: PathBuf,
-    cluster: PathBuf,
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    set: Vec<Override>,
-    /// A partial mapping to complete (a complete one is validated).
-    #[arg(long, value_name = "MAPPING")]
-    fix: Option<PathBuf>,
-    /// Stop searching after this many seconds.
-    #[arg(long, value_name = "SECONDS")]
-    time_limit: Option<f64>,
-    /// Seed of the solver's random choices (same seed, same answer).
-    #[arg(long, default_value_t = 42)]
-    seed: u64,
-    /// Write the mapping found as a file `flowmap check` accepts.
-    #[arg(long, value_name = "FILE")]
-    out: Option<PathBuf>,
-    #[arg(long, value_enum, default_value = "text")]
-    format: Format,
-    /// Do not order interchangeable instances and identical nodes.
-    #[arg(long)]
-    no_symmetry: bool,
-    /// Let filters sit on nodes other than their sources' and destinations'.
-    #[arg(long)]
-    no_filter_locality: bool,
-    /// Find a mapping that minimises this and prove it optimal (or report best and bound).
-    #[arg(long, value_enum)]
-    minimize: Option<MinimizeArg>,
-    /// Skip the greedy warm start: search with the CSP from the first candidate.
-    #[arg(long)]
-    no_warm_start: bool,
-    /// Skip large-neighbourhood search (repairing and improving mappings on small sub-models).
-    #[arg(long)]
-    no_lns: bool,
-    /// Build the CSP only up to this many placement and edge-end literals; larger instances
-    /// get the greedy mapping and the static bound (the CSP of 1,000 modules on 256 nodes
-    /// would take ~7 GB).
-    #[arg(long, default_value_t = 400_000)]
-    max_csp_size: usize,
-    /// With --minimize: run this many searches in parallel (seeds seed, seed + 1, ...); the
-    /// first proof stops the others. The answer depends only on the input, seed and job count.
-    #[arg(long, default_value_t = 1)]
-    jobs: usize,
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match cli.cmd {
+        Cmd::Check(a) => check_cmd(a),
+        Cmd::Solve(a) => solve_cmd(a),
+        Cmd::Limit(a) => limit_cmd(a),
+        Cmd::ExportCsp { inputs } => export_cmd(&inputs),
+        Cmd::Gen(a) => gen_cmd(a),
+        Cmd::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "flowmap", &mut std::io::stdout());
+            ExitCode::SUCCESS
+        }
+        Cmd::Man { dir } => man_cmd(dir.as_deref()),
+    }
 }
 
 /// Reads both descriptions, reporting the problems of both files together.
-fn load(app: &Path, cluster: &Path, set: &[Override]) -> Result<(Application, Cluster), InputErrors> {
-    match (parse::load_application(app, set), parse::load_cluster(cluster)) {
+fn load(i: &Inputs) -> Result<(Application, Cluster), InputErrors> {
+    match (parse::load_application(&i.app, &i.set), parse::load_cluster(&i.cluster)) {
         (Ok(a), Ok(c)) => Ok((a, c)),
         (a, c) => {
             let mut all = a.err().map(|e| e.0).unwrap_or_default();
@@ -205,22 +66,73 @@ fn stop_flag() -> Arc<AtomicBool> {
     flag
 }
 
-/// A spinner on stderr with elapsed time, best and bound, only when stderr is a terminal.
-fn progress_display() -> Option<ProgressFn> {
-    if !std::io::stderr().is_terminal() {
-        return None;
+/// Progress on stderr: a status line on a terminal (cleared before the result), or with
+/// `--progress` a line every 5 seconds for logs (from a timer, so quiet searches are logged
+/// too). `bound` is shown only when minimising.
+struct ProgressDisplay {
+    bar: Option<indicatif::ProgressBar>,
+    callback: Option<ProgressFn>,
+    /// The log thread's stop flag.
+    done: Option<Arc<AtomicBool>>,
+}
+
+fn progress_line(p: Option<&Progress>, elapsed_s: f64, show_bound: bool) -> String {
+    let Some(p) = p else { return format!("{elapsed_s:.1} s  searching, no candidate yet") };
+    let best = p.best.map(|b| b.to_string()).unwrap_or_else(|| "-".into());
+    let bound = p.bound.map(|b| b.to_string()).unwrap_or_else(|| "-".into());
+    if p.probes > 0 {
+        format!("{elapsed_s:.1} s  probes done {}", p.probes)
+    } else if show_bound {
+        format!("{elapsed_s:.1} s  best {best}  bound {bound}  rejected {}", p.rejected)
+    } else {
+        format!("{elapsed_s:.1} s  rejected {}", p.rejected)
     }
-    let bar = indicatif::ProgressBar::new_spinner();
-    Some(Arc::new(move |p: &Progress| {
-        let best = p.best.map(|b| b.to_string()).unwrap_or_else(|| "-".into());
-        let bound = p.bound.map(|b| b.to_string()).unwrap_or_else(|| "-".into());
-        if p.probes > 0 {
-            bar.set_message(format!("{:.1} s  probes done {}", p.elapsed_s, p.probes));
-        } else {
-            bar.set_message(format!("{:.1} s  best {best}  bound {bound}  rejected {}", p.elapsed_s, p.rejected));
+}
+
+impl ProgressDisplay {
+    fn new(log: bool, show_bound: bool) -> ProgressDisplay {
+        if std::io::stderr().is_terminal() {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.enable_steady_tick(Duration::from_millis(200));
+            let b = bar.clone();
+            let callback: ProgressFn = Arc::new(move |p: &Progress| {
+                b.set_message(progress_line(Some(p), p.elapsed_s, show_bound));
+                b.tick();
+            });
+            return ProgressDisplay { bar: Some(bar), callback: Some(callback), done: None };
         }
-        bar.tick();
-    }))
+        if !log {
+            return ProgressDisplay { bar: None, callback: None, done: None };
+        }
+        let latest: Arc<Mutex<Option<Progress>>> = Arc::new(Mutex::new(None));
+        let done = Arc::new(AtomicBool::new(false));
+        let (l, d) = (latest.clone(), done.clone());
+        let start = Instant::now();
+        std::thread::spawn(move || {
+            let mut next = Duration::from_secs(5);
+            while !d.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+                if start.elapsed() >= next && !d.load(Ordering::Relaxed) {
+                    next += Duration::from_secs(5);
+                    let p = l.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                    eprintln!("flowmap: {}", progress_line(p.as_ref(), start.elapsed().as_secs_f64(), show_bound));
+                }
+            }
+        });
+        let callback: ProgressFn = Arc::new(move |p: &Progress| {
+            *latest.lock().unwrap_or_else(|e| e.into_inner()) = Some(p.clone());
+        });
+        ProgressDisplay { bar: None, callback: Some(callback), done: Some(done) }
+    }
+    /// Clears the status line (or stops the log) before the result is printed.
+    fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+        if let Some(d) = &self.done {
+            d.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 fn usage(msg: String) -> ExitCode {
@@ -228,131 +140,45 @@ fn usage(msg: String) -> ExitCode {
     ExitCode::from(2)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn limit_cmd(
-    app_path: &Path,
-    cluster_path: &Path,
-    param: Option<String>,
-    frequency: Option<String>,
-    range: Option<String>,
-    set: Vec<Override>,
-    jobs: Option<usize>,
-    time_limit: Option<f64>,
-    seed: u64,
-    format: Format,
-) -> ExitCode {
-    let (app, cluster) = match load(app_path, cluster_path, &set) {
-        Ok(x) => x,
-        Err(e) => return bad_input(e),
-    };
-    let opts = SolveOptions {
-        time_limit: time_limit.filter(|t| t.is_finite() && *t >= 0.0).map(Duration::from_secs_f64),
-        build: BuildOptions { seed, ..Default::default() },
-        stop: Some(stop_flag()),
-        progress: progress_display(),
-        ..Default::default()
-    };
-    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1);
-    let (target, outcome) = if let Some(name) = &param {
-        let Some(&default) = app.parameters.get(name) else {
-            return usage(format!("{}: --param {name}: no such parameter", app_path.display()));
-        };
-        let (lo, hi) = match range.as_deref().map(|r| r.split_once("..")) {
-            None => (default, None),
-            Some(Some((a, b))) => match (a.trim().parse::<f64>(), b.trim().parse::<f64>()) {
-                (Ok(a), Ok(b)) if a <= b => (a, Some(b)),
-                _ => {
-                    return usage(format!(
-                        "--range: expected LO..HI with numbers LO <= HI, got {}",
-                        range.unwrap_or_default()
-                    ))
-                }
-            },
-            Some(None) => return usage("--range: expected LO..HI".into()),
-        };
-        let integer = default.fract() == 0.0 && lo.fract() == 0.0 && hi.is_none_or(|h| h.fract() == 0.0);
-        let src = match std::fs::read_to_string(app_path) {
-            Ok(s) => s,
-            Err(e) => return usage(format!("{}: {e}", app_path.display())),
-        };
-        let file = app_path.display().to_string();
-        let make = move |v: f64| -> Result<flowmap::model::Application, String> {
-            let mut o = set.clone();
-            o.retain(|x| &x.name != name);
-            o.push(Override { name: name.clone(), value: v });
-            parse::application_from_str(&src, &file, &o).map_err(|e| e.to_string())
-        };
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().expect("thread pool");
-        match pool.install(|| solve::limit::param_limit(&make, &cluster, lo, hi, integer, jobs, &opts)) {
-            Ok(o) => (report::Target::Param(name), o),
-            Err(e) => return usage(e),
-        }
-    } else {
-        let m = frequency.as_deref().unwrap_or_default();
-        let Some(g) = app.find_group(m).filter(|&g| app.group(g).is_module) else {
-            return usage(format!("{}: --frequency {m}: no such module", app_path.display()));
-        };
-        (report::Target::Frequency(g), solve::limit::frequency_limit(&app, &cluster, g, &opts, 1000))
-    };
-    match format {
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&report::limit_json(&app, &cluster, &target, &outcome)).expect("json")
-        ),
-        _ => print!("{}", report::limit_text(&app, &cluster, &target, &outcome)),
-    }
-    use solve::limit::LimitStatus as L;
-    match outcome.status {
-        L::Exact | L::AboveRange => ExitCode::SUCCESS,
-        L::NoneFeasible => ExitCode::from(1),
-        L::Unknown | L::NonMonotone => ExitCode::from(3),
-    }
-}
-
 fn bad_input(e: InputErrors) -> ExitCode {
     eprintln!("{e}");
     ExitCode::from(2)
 }
 
-fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(c) => c,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
-        }
-    };
-    match cli.cmd {
-        Cmd::Check { app, cluster, mapping, set, format } => check_cmd(&app, &cluster, &mapping, &set, format),
-        Cmd::Solve(args) => solve_cmd(args),
-        Cmd::ExportCsp { app, cluster, set } => export_cmd(&app, &cluster, &set),
-        Cmd::Gen { family, modules, nodes, seed, kind, models, clusters } => {
-            gen_cmd(family, modules, nodes, seed, kind, models, clusters)
-        }
-        Cmd::Limit { app, cluster, param, frequency, range, set, jobs, time_limit, seed, format } => {
-            limit_cmd(&app, &cluster, param, frequency, range, set, jobs, time_limit, seed, format)
-        }
-    }
+/// Prints to stdout; a closed pipe (e.g. `| head`) is not an error worth a panic.
+fn emit(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
-fn check_cmd(app: &Path, cluster: &Path, mapping: &Path, set: &[Override], format: Format) -> ExitCode {
-    let (app, cluster) = match load(app, cluster, set) {
+fn json(v: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(v).expect("json") + "\n"
+}
+
+fn terminal() -> bool {
+    std::io::stdout().is_terminal()
+}
+
+fn check_cmd(a: CheckArgs) -> ExitCode {
+    let headroom = match a.headroom.headroom() {
+        Ok(h) => h,
+        Err(e) => return usage(e),
+    };
+    let (app, cluster) = match load(&a.inputs) {
         Ok(x) => x,
         Err(e) => return bad_input(e),
     };
-    let mapping = match parse::load_mapping(mapping, &app, &cluster) {
+    let mapping = match parse::load_mapping(&a.mapping, &app, &cluster) {
         Ok(m) => m,
         Err(e) => return bad_input(e),
     };
-    let r = verify::check(&app, &cluster, &mapping, &perf::Options::default());
-    match format {
-        Format::Text => print!("{}", report::check_text(&app, &cluster, &mapping, &r)),
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&report::check_json(&app, &cluster, &mapping, &r)).expect("json")
-        ),
-        Format::Dot => print!("{}", report::mapping_dot(&app, &cluster, &mapping)),
-    }
+    let r = verify::check(&app, &cluster, &mapping, &perf::Options { headroom, ..Default::default() });
+    let o = &a.output;
+    emit(&match o.format {
+        Format::Text => report::check_text(&app, &cluster, &mapping, &r, &o.style(terminal())),
+        Format::Json => json(&report::check_json(&app, &cluster, &mapping, &r)),
+        Format::Dot => report::mapping_dot(&app, &cluster, &mapping, Some(&r), o.detail()),
+        Format::Svg => report::cluster_svg(&app, &cluster, &mapping, Some(&r)),
+    });
     if r.verdict == verify::Verdict::Sound {
         ExitCode::SUCCESS
     } else {
@@ -361,71 +187,61 @@ fn check_cmd(app: &Path, cluster: &Path, mapping: &Path, set: &[Override], forma
 }
 
 fn solve_cmd(a: SolveArgs) -> ExitCode {
-    let SolveArgs {
-        app,
-        cluster,
-        set,
-        fix,
-        time_limit,
-        seed,
-        out,
-        format,
-        no_symmetry,
-        no_filter_locality,
-        minimize,
-        no_warm_start,
-        no_lns,
-        max_csp_size,
-        jobs,
-    } = a;
-    let (app, cluster) = match load(&app, &cluster, &set) {
+    let headroom = match a.headroom.headroom() {
+        Ok(h) => h,
+        Err(e) => return usage(e),
+    };
+    if let Some(t) = a.time_limit {
+        if !(t.is_finite() && t >= 0.0) {
+            return usage(format!("--time-limit: expected a number of seconds >= 0, got {t}"));
+        }
+    }
+    let (app, cluster) = match load(&a.inputs) {
         Ok(x) => x,
         Err(e) => return bad_input(e),
     };
-    let fix = match fix.map(|f| parse::load_partial_mapping(&f, &app, &cluster)).transpose() {
+    let fix = match a.fix.as_ref().map(|f| parse::load_partial_mapping(f, &app, &cluster)).transpose() {
         Ok(f) => f,
         Err(e) => return bad_input(e),
     };
-    if let Some(t) = time_limit {
-        if !(t.is_finite() && t >= 0.0) {
-            eprintln!("error: --time-limit: expected a number of seconds >= 0, got {t}");
-            return ExitCode::from(2);
-        }
-    }
+    let progress = ProgressDisplay::new(a.progress, a.minimize.is_some());
     let opts = SolveOptions {
-        time_limit: time_limit.map(Duration::from_secs_f64),
+        time_limit: a.time_limit.map(Duration::from_secs_f64),
         build: BuildOptions {
-            symmetry: !no_symmetry,
-            filter_locality: !no_filter_locality,
-            seed,
+            symmetry: !a.no_symmetry,
+            filter_locality: !a.no_filter_locality,
+            seed: a.seed,
             ..Default::default()
         },
-        perf: perf::Options::default(),
-        minimize: minimize.map(|MinimizeArg::Nodes| Objective::Nodes),
+        perf: perf::Options { headroom, ..Default::default() },
+        minimize: a.minimize.map(|MinimizeArg::Nodes| Objective::Nodes),
         stop: Some(stop_flag()),
-        progress: progress_display(),
-        warm_start: !no_warm_start,
-        max_csp_size,
-        jobs,
+        progress: progress.callback.clone(),
+        warm_start: !a.no_warm_start,
+        max_csp_size: a.max_csp_size,
+        jobs: a.jobs,
         // One-shot process: skip freeing the model (about 1 s at 300 modules).
         leak_model: true,
-        lns: !no_lns,
+        lns: !a.no_lns,
     };
-    let outcome = solve::solve(&app, &cluster, fix.as_ref(), &opts);
-    match format {
-        Format::Text => print!("{}", report::solve_text(&app, &cluster, &outcome)),
-        Format::Json => {
-            println!("{}", serde_json::to_string_pretty(&report::solve_json(&app, &cluster, &outcome)).expect("json"))
-        }
-        Format::Dot => match &outcome.mapping {
-            Some(m) => print!("{}", report::mapping_dot(&app, &cluster, m)),
+    let outcome = headroom::solve(&app, &cluster, fix.as_ref(), &opts);
+    progress.finish();
+    let o = &a.output;
+    match o.format {
+        Format::Text => emit(&report::solve_text(&app, &cluster, &outcome, &o.style(terminal()))),
+        Format::Json => emit(&json(&report::solve_json(&app, &cluster, &outcome))),
+        Format::Dot | Format::Svg => match &outcome.mapping {
+            Some(m) if o.format == Format::Dot => {
+                emit(&report::mapping_dot(&app, &cluster, m, outcome.report.as_ref(), o.detail()))
+            }
+            Some(m) => emit(&report::cluster_svg(&app, &cluster, m, outcome.report.as_ref())),
             None => eprintln!("no mapping to draw: {}", outcome.status.name()),
         },
     }
-    if let (Some(path), Some(m), Status::Feasible | Status::Optimal) = (&out, &outcome.mapping, outcome.status) {
-        if let Err(e) = std::fs::write(path, report::mapping_toml(&app, &cluster, m)) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return ExitCode::from(2);
+    if let (Some(path), Some(m), Status::Feasible | Status::Optimal) = (&a.out, &outcome.mapping, outcome.status) {
+        let from = provenance("solve", &a.inputs, headroom);
+        if let Err(e) = std::fs::write(path, report::mapping_toml(&app, &cluster, m, &from)) {
+            return usage(format!("cannot write {}: {e}", path.display()));
         }
     }
     match outcome.status {
@@ -435,17 +251,115 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
     }
 }
 
-fn export_cmd(app: &Path, cluster: &Path, set: &[Override]) -> ExitCode {
-    let (app, cluster) = match load(app, cluster, set) {
+/// Where an `--out` file comes from.
+fn provenance(sub: &str, i: &Inputs, headroom: perf::Headroom) -> report::Provenance {
+    report::Provenance {
+        tool: format!("flowmap {} {sub}", env!("CARGO_PKG_VERSION")),
+        app: i.app.display().to_string(),
+        cluster: i.cluster.display().to_string(),
+        set: i.set.iter().map(|o| format!("{}={}", o.name, o.value)).collect(),
+        headroom,
+    }
+}
+
+fn limit_cmd(a: LimitArgs) -> ExitCode {
+    let headroom = match a.headroom.headroom() {
+        Ok(h) => h,
+        Err(e) => return usage(e),
+    };
+    let (app, cluster) = match load(&a.inputs) {
+        Ok(x) => x,
+        Err(e) => return bad_input(e),
+    };
+    let progress = ProgressDisplay::new(a.progress, false);
+    let opts = SolveOptions {
+        time_limit: a.time_limit.filter(|t| t.is_finite() && *t >= 0.0).map(Duration::from_secs_f64),
+        build: BuildOptions { seed: a.seed, ..Default::default() },
+        perf: perf::Options { headroom, ..Default::default() },
+        stop: Some(stop_flag()),
+        progress: progress.callback.clone(),
+        ..Default::default()
+    };
+    let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1);
+    let app_path = &a.inputs.app;
+    let src = match std::fs::read_to_string(app_path) {
+        Ok(s) => s,
+        Err(e) => return usage(format!("{}: {e}", app_path.display())),
+    };
+    let file = app_path.display().to_string();
+    let set = a.inputs.set.clone();
+    type Make = Box<dyn Fn(f64) -> Result<Application, String> + Sync>;
+    let (target, outcome, make): (_, _, Option<Make>) = if let Some(name) = &a.param {
+        let Some(&default) = app.parameters.get(name) else {
+            return usage(format!("{}: --param {name}: no such parameter", app_path.display()));
+        };
+        let (lo, hi) = match a.range.as_deref().map(|r| r.split_once("..")) {
+            None => (default, None),
+            Some(Some((x, y))) => match (x.trim().parse::<f64>(), y.trim().parse::<f64>()) {
+                (Ok(x), Ok(y)) if x <= y => (x, Some(y)),
+                _ => {
+                    return usage(format!(
+                        "--range: expected LO..HI with numbers LO <= HI, got {}",
+                        a.range.clone().unwrap_or_default()
+                    ))
+                }
+            },
+            Some(None) => return usage("--range: expected LO..HI".into()),
+        };
+        let integer = default.fract() == 0.0 && lo.fract() == 0.0 && hi.is_none_or(|h| h.fract() == 0.0);
+        let n = name.clone();
+        let make = move |v: f64| -> Result<Application, String> {
+            let mut o = set.clone();
+            o.retain(|x| x.name != n);
+            o.push(Override { name: n.clone(), value: v });
+            parse::application_from_str(&src, &file, &o).map_err(|e| e.to_string())
+        };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().expect("thread pool");
+        match pool.install(|| headroom::param_limit(&make, &cluster, lo, hi, integer, jobs, &opts)) {
+            Ok(o) => (report::Target::Param(name), o, Some(Box::new(make) as Box<_>)),
+            Err(e) => return usage(e),
+        }
+    } else {
+        let m = a.frequency.as_deref().unwrap_or_default();
+        let Some(g) = app.find_group(m).filter(|&g| app.group(g).is_module) else {
+            return usage(format!("{}: --frequency {m}: no such module", app_path.display()));
+        };
+        (report::Target::Frequency(g), headroom::frequency_limit(&app, &cluster, g, &opts, 1000), None)
+    };
+    progress.finish();
+    let o = &a.output;
+    emit(&match o.format {
+        Format::Json => json(&report::limit_json(&app, &cluster, &target, &outcome)),
+        Format::Svg => {
+            let curve = make.map(|f| report::probe_curve(&*f, &cluster, &outcome, &opts.perf)).unwrap_or_default();
+            report::limit_svg(&app, &cluster, &target, &outcome, &curve, headroom)
+        }
+        Format::Dot => match outcome.largest_feasible.as_ref().and_then(|l| l.outcome.mapping.as_ref()) {
+            Some(m) => {
+                let r = outcome.largest_feasible.as_ref().and_then(|l| l.outcome.report.as_ref());
+                report::mapping_dot(&app, &cluster, m, r, o.detail())
+            }
+            None => String::new(),
+        },
+        Format::Text => report::limit_text(&app, &cluster, &target, &outcome, &o.style(terminal())),
+    });
+    use solve::limit::LimitStatus as L;
+    match outcome.status {
+        L::Exact | L::AboveRange => ExitCode::SUCCESS,
+        L::NoneFeasible => ExitCode::from(1),
+        L::Unknown | L::NonMonotone => ExitCode::from(3),
+    }
+}
+
+fn export_cmd(i: &Inputs) -> ExitCode {
+    let (app, cluster) = match load(i) {
         Ok(x) => x,
         Err(e) => return bad_input(e),
     };
     match solve::export_csp(&app, &cluster) {
         Ok(n) => {
-            use std::io::Write;
             let text = serde_json::to_string(&report::export_json(&app, &cluster, &n)).expect("json");
-            // A closed pipe (e.g. `| head`) is not an error worth a panic.
-            let _ = writeln!(std::io::stdout().lock(), "{text}");
+            emit(&(text + "\n"));
             ExitCode::SUCCESS
         }
         Err(reasons) => {
@@ -457,16 +371,9 @@ fn export_cmd(app: &Path, cluster: &Path, set: &[Override]) -> ExitCode {
     }
 }
 
-fn gen_cmd(
-    family: GenFamilyArg,
-    modules: usize,
-    nodes: usize,
-    seed: u64,
-    kind: GenKindArg,
-    models: Option<PathBuf>,
-    clusters: Option<PathBuf>,
-) -> ExitCode {
+fn gen_cmd(a: GenArgs) -> ExitCode {
     use flowmap::gen::{self, realistic::RealisticKind, GenKind};
+    let GenArgs { family, modules, nodes, seed, kind, models, clusters } = a;
     if modules == 0 || nodes == 0 {
         return usage("--modules and --nodes must be at least 1".into());
     }
@@ -519,6 +426,36 @@ fn gen_cmd(
     }
     if let Some(k) = g.planted_nodes {
         println!("planted mapping: {k} of {nodes} nodes");
+    }
+    ExitCode::SUCCESS
+}
+
+fn man_cmd(dir: Option<&Path>) -> ExitCode {
+    let cmd = Cli::command();
+    let render = |c: clap::Command| -> Vec<u8> {
+        let mut buf = Vec::new();
+        clap_mangen::Man::new(c).render(&mut buf).expect("render to memory");
+        buf
+    };
+    let Some(dir) = dir else {
+        emit(&String::from_utf8_lossy(&render(cmd)));
+        return ExitCode::SUCCESS;
+    };
+    let mut pages = vec![("flowmap.1".to_string(), render(cmd.clone()))];
+    for s in cmd.get_subcommands() {
+        // A one-shot process: the page's name may live as long as the process (clap wants &'static).
+        let name: &'static str = Box::leak(format!("flowmap-{}", s.get_name()).into_boxed_str());
+        pages.push((format!("{name}.1"), render(s.clone().name(name).bin_name(name))));
+    }
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        return usage(format!("cannot create {}: {e}", dir.display()));
+    }
+    for (name, page) in pages {
+        let path = dir.join(&name);
+        if let Err(e) = std::fs::write(&path, page) {
+            return usage(format!("cannot write {}: {e}", path.display()));
+        }
+        println!("{}", path.display());
     }
     ExitCode::SUCCESS
 }

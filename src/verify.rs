@@ -8,9 +8,11 @@
 //! - `cpu-overload`: a module the CPU allocation leaves no share of a CPU (LD_c = 0), or whose
 //!   frequency CPU concurrency lowers below the one the synchronisation analysis gives: a
 //!   sound mapping keeps the application's performance level (CP-mapping paper, Section 1);
+//!   with a CPU headroom H < 1 (`perf::Headroom`), also a CPU busier than H over an iteration;
 //! - `buffer-overflow`: T_cexec(m) > k x T_it(i) for a synchronous input i of m (k = gather
 //!   ratio on the way, 1 without one) (Section IV.B.2, last paragraph);
-//! - `network-contention`: bw_s(n, net) > BW(net) or bw_r(n, net) > BW(net) (eq 9–10);
+//! - `network-contention`: bw_s(n, net) > H x BW(net) or bw_r(n, net) > H x BW(net) (eq 9–10;
+//!   link headroom H = 1 by default);
 //! - `unstable-schedule`: the ordering of mixed cycles does not settle (Section IV.B.2);
 //! - `requirement`: a module group below its minimum frequency, or a path above its maximum
 //!   latency (eq 11).
@@ -77,6 +79,8 @@ pub struct Report {
     pub diagnostics: Vec<Diagnostic>,
     /// eq 11 for every latency requirement's path, seconds, in requirement order.
     pub path_latencies: Vec<(String, f64)>,
+    /// The headroom the mapping was judged with.
+    pub headroom: perf::Headroom,
 }
 
 /// `a <= b` up to the verifier's tolerance.
@@ -129,11 +133,11 @@ pub fn check(app: &Application, cluster: &Cluster, mapping: &Mapping, opts: &per
     };
     let mut path_latencies = Vec::new();
     if let Some(p) = &prediction {
-        model_diagnostics(app, cluster, mapping, p, &mut d);
+        model_diagnostics(app, cluster, mapping, p, &mut d, opts.headroom);
         requirements(app, cluster, mapping, p, &mut d, &mut path_latencies);
     }
     let verdict = if d.iter().any(|x| x.kind.is_error()) { Verdict::Unsound } else { Verdict::Sound };
-    Report { verdict, prediction, diagnostics: d, path_latencies }
+    Report { verdict, prediction, diagnostics: d, path_latencies, headroom: opts.headroom }
 }
 
 fn placement(app: &Application, cluster: &Cluster, mapping: &Mapping, d: &mut Vec<Diagnostic>) {
@@ -216,6 +220,7 @@ fn model_diagnostics(
     _mapping: &Mapping,
     p: &Prediction,
     d: &mut Vec<Diagnostic>,
+    headroom: perf::Headroom,
 ) {
     let name = |o: ObjectId| app.object(o).name.clone();
     // cpu-overload: a module starved (LD_c = 0), or slowed by CPU concurrency so much that it
@@ -308,9 +313,15 @@ fn model_diagnostics(
             }
         }
     }
+    if headroom.cpu < 1.0 {
+        cpu_headroom(app, cluster, p, headroom.cpu, d);
+    }
+    // Headroom: the links' usable capacity is a share of their bandwidth.
+    let share = headroom.link.min(1.0);
     for l in &p.links {
+        let cap = l.capacity * share;
         for (dir, total, edges) in [("sends", l.send, &l.send_edges), ("receives", l.recv, &l.recv_edges)] {
-            if le(total, l.capacity) {
+            if le(total, cap) {
                 continue;
             }
             let mut per: BTreeMap<String, f64> = BTreeMap::new();
@@ -322,10 +333,15 @@ fn model_diagnostics(
             let (node, net) = (&cluster.node(l.node).name, &cluster.network(l.network).name);
             let mut subjects = vec![node.clone(), net.clone()];
             subjects.extend(per.keys().cloned());
-            let (t, c) = mbs_over(total, l.capacity);
+            let (t, c) = mbs_over(total, cap);
+            let limit = if share < 1.0 {
+                format!("above {c}, the {} % headroom of its {}", pct(share), mbs(l.capacity))
+            } else {
+                format!("above its {c}")
+            };
             d.push(Diagnostic {
                 kind: Kind::NetworkContention,
-                message: format!("{node} {dir} {t} on {net}, above its {c} ({})", parts.join(", ")),
+                message: format!("{node} {dir} {t} on {net}, {limit} ({})", parts.join(", ")),
                 subjects,
             });
         }
@@ -348,6 +364,46 @@ fn model_diagnostics(
             kind: Kind::ApproximateCycle,
             message: format!("the synchronous cycle through {} has too many elementary cycles to list; its T_it is an upper bound (all members in sequence)", c.iter().map(|&o| name(o)).collect::<Vec<_>>().join(", ")),
             subjects: c.iter().map(|&o| name(o)).collect(),
+        });
+    }
+}
+
+/// A headroom share as a percentage without float noise (0.8 -> "80").
+fn pct(share: f64) -> String {
+    let s = format!("{:.4}", share * 100.0);
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Each CPU's load over an iteration, Σ LD x T_exec / T_it of the modules the allocation puts
+/// on it, in (node, CPU) order, with those modules.
+pub fn cpu_loads(p: &Prediction) -> BTreeMap<(crate::model::NodeId, u32), (f64, Vec<ObjectId>)> {
+    let mut per: BTreeMap<(crate::model::NodeId, u32), (f64, Vec<ObjectId>)> = BTreeMap::new();
+    for m in &p.modules {
+        let e = per.entry((m.node, m.cpu)).or_default();
+        e.0 += m.iteration_load();
+        e.1.push(m.object);
+    }
+    per
+}
+
+/// CPU headroom: every CPU's load over an iteration stays within `share` (reported as
+/// `cpu-overload`).
+fn cpu_headroom(app: &Application, cluster: &Cluster, p: &Prediction, share: f64, d: &mut Vec<Diagnostic>) {
+    for ((n, cpu), (load, objects)) in cpu_loads(p) {
+        if le(load, share) {
+            continue;
+        }
+        let node = &cluster.node(n).name;
+        let names: Vec<String> = objects.iter().map(|&o| app.object(o).name.clone()).collect();
+        d.push(Diagnostic {
+            kind: Kind::CpuOverload,
+            message: format!(
+                "CPU {cpu} of {node} is busy {:.1} % of the time ({}), above the {} % CPU headroom",
+                load * 100.0,
+                names.join(", "),
+                pct(share)
+            ),
+            subjects: names.into_iter().chain(std::iter::once(node.clone())).collect(),
         });
     }
 }
@@ -402,31 +458,55 @@ fn requirements(
     }
 }
 
+/// What sets a module's pace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pace {
+    /// Its own execution: T_it = T_cexec (CPU-bound).
+    Itself,
+    /// A synchronous input (index into `Prediction::modules`) it waits for.
+    Input(usize),
+    /// Its synchronous cycle (index into `Prediction::cycles`), eq 5.
+    Cycle(usize),
+}
+
+/// What paces module `mi` (index into `p.modules`).
+pub fn pace(p: &Prediction, mi: usize) -> Pace {
+    let m = &p.modules[mi];
+    if let Some(c) = p.cycles.iter().position(|c| c.contains(&m.object)) {
+        return Pace::Cycle(c);
+    }
+    match p.sync_inputs[mi].iter().find(|x| le(m.tit, x.ratio * p.modules[x.source].tit) && !le(m.tit, m.tcexec)) {
+        Some(x) => Pace::Input(x.source),
+        None => Pace::Itself,
+    }
+}
+
 /// What sets a module's pace in a prediction: its own execution (CPU-bound), a synchronous
 /// input, or its synchronous cycle. Used to explain frequency limits.
 pub fn pace_reason(app: &Application, cluster: &Cluster, p: &Prediction, o: ObjectId) -> String {
     let name = |x: ObjectId| app.object(x).name.clone();
     let Some(mi) = p.module_of[o.index()] else { return format!("{} is not a module", name(o)) };
     let m = &p.modules[mi];
-    if let Some(c) = p.cycles.iter().find(|c| c.contains(&o)) {
-        return format!(
-            "{} is in the synchronous cycle {} (eq 5): T_it = {}",
-            name(o),
-            c.iter().map(|&x| name(x)).collect::<Vec<_>>().join(" -> "),
-            ms(m.tit)
-        );
-    }
-    if let Some(x) =
-        p.sync_inputs[mi].iter().find(|x| le(m.tit, x.ratio * p.modules[x.source].tit) && !le(m.tit, m.tcexec))
-    {
-        let src = &p.modules[x.source];
-        return format!(
-            "{} waits for its FIFO input {} (T_it = {}); that one is paced by: {}",
-            name(o),
-            name(src.object),
-            ms(src.tit),
-            pace_reason(app, cluster, p, src.object)
-        );
+    match pace(p, mi) {
+        Pace::Cycle(c) => {
+            return format!(
+                "{} is in the synchronous cycle {} (eq 5): T_it = {}",
+                name(o),
+                p.cycles[c].iter().map(|&x| name(x)).collect::<Vec<_>>().join(" -> "),
+                ms(m.tit)
+            )
+        }
+        Pace::Input(s) => {
+            let src = &p.modules[s];
+            return format!(
+                "{} waits for its FIFO input {} (T_it = {}); that one is paced by: {}",
+                name(o),
+                name(src.object),
+                ms(src.tit),
+                pace_reason(app, cluster, p, src.object)
+            );
+        }
+        Pace::Itself => {}
     }
     let node = cluster.node(m.node);
     format!(

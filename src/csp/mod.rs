@@ -54,6 +54,9 @@ pub struct BuildOptions {
     /// Stop building at this instant or when this flag is raised (the model is then `interrupted`).
     pub deadline: Option<Instant>,
     pub stop: Option<Arc<AtomicBool>>,
+    /// CPU headroom (`perf::Headroom::cpu`): the loads pass holds each node to this share of
+    /// its CPUs (the verifier checks every CPU).
+    pub cpu_headroom: f64,
 }
 
 impl Default for BuildOptions {
@@ -65,6 +68,7 @@ impl Default for BuildOptions {
             max_row_terms: 5_000_000,
             deadline: None,
             stop: None,
+            cpu_headroom: 1.0,
         }
     }
 }
@@ -279,7 +283,7 @@ impl Model {
             &|m| m.connections(app, cluster, an, fix, scope),
             &|m| m.traffic(app, cluster, an),
             &|m| {
-                m.loads(app, cluster, an);
+                m.loads(app, cluster, an, opts.cpu_headroom);
                 // Counting alone can refute the instance (more self-paced modules than CPUs):
                 // find out before building the large per-instance families.
                 let _ = m.solver.propagate_to_fixpoint();
@@ -556,7 +560,7 @@ impl Model {
     /// counts, and each group's counts add up to its size: bounds propagation then sees
     /// pigeonhole facts (32 fluid instances filling exactly 32 CPUs leave no room for anything
     /// else) that clause learning finds only slowly.
-    fn loads(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) {
+    fn loads(&mut self, app: &Application, cluster: &Cluster, an: &Analysis, headroom: f64) {
         const S: f64 = 10_000.0;
         let mut per_group: Vec<Vec<DomainId>> = vec![Vec::new(); app.groups.len()];
         for n in (0..cluster.nodes.len() as u32).map(NodeId) {
@@ -586,7 +590,7 @@ impl Model {
                 let tag = self.tag("loads", format!("count of {} on {}", g.name, cluster.node(n).name));
                 let cnt = self.solver.new_named_bounded_integer(
                     0,
-                    here.len() as i32,
+                    if load > headroom * (1.0 + EPS) { 0 } else { here.len() as i32 },
                     format!("count({}, {})", g.name, cluster.node(n).name),
                 );
                 let mut eq: Vec<_> = here.iter().map(|(_, l)| l.get_integer_variable().scaled(1)).collect();
@@ -597,7 +601,7 @@ impl Model {
                 w.push((load * S).floor() as i32);
                 terms.push(cnt);
             }
-            let cpus = cluster.node(n).cpus as f64;
+            let cpus = cluster.node(n).cpus as f64 * headroom.min(1.0);
             if total > cpus {
                 let tag = self.tag("loads", cluster.node(n).name.clone());
                 // Zero weights (cycle members, tiny loads) are left out: pumpkin cannot scale by 0.

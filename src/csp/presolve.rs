@@ -144,7 +144,11 @@ fn routes(app: &Application, cluster: &Cluster, an: &mut Analysis, emptied: &mut
             let before = an.domain[this.index()].len();
             an.domain[this.index()].retain(|&a| {
                 in_other[a.ix()]
-                    || cluster.node(a).networks.iter().any(|k| usable[k.ix()] && count[k.ix()] > usize::from(in_other[a.ix()]))
+                    || cluster
+                        .node(a)
+                        .networks
+                        .iter()
+                        .any(|k| usable[k.ix()] && count[k.ix()] > usize::from(in_other[a.ix()]))
             });
             for &b in &an.domain[other.index()] {
                 in_other[b.ix()] = false;

@@ -122,11 +122,35 @@ impl Prediction {
 pub struct Options {
     /// Upper bound on allocation rounds when ordering mixed cycles.
     pub max_iterations: usize,
+    /// The share of each resource a sound mapping may use (`verify` applies it).
+    pub headroom: Headroom,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_iterations: 200 }
+        Options { max_iterations: 200, headroom: Headroom::default() }
+    }
+}
+
+/// Operators' margins: a sound mapping keeps every link's traffic, each way, within
+/// `link` x BW(net), and every CPU's load over an iteration (Σ LD x T_exec / T_it of the modules
+/// on it) within `cpu`. 1 (the default) allows exactly 100 %.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Headroom {
+    pub link: f64,
+    pub cpu: f64,
+}
+
+impl Default for Headroom {
+    fn default() -> Self {
+        Headroom { link: 1.0, cpu: 1.0 }
+    }
+}
+
+impl Headroom {
+    /// No margin asked for.
+    pub fn is_none(&self) -> bool {
+        self.link >= 1.0 && self.cpu >= 1.0
     }
 }
 

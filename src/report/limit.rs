@@ -1,7 +1,8 @@
 //! Output of `flowmap limit`: JSON and text.
 
-use super::json::check_json;
-use super::solve::mapping_json;
+use super::json::{check_json, num as jnum};
+use super::solve::{mapping_json, mapping_lines};
+use super::style::{num, Style};
 use crate::model::{Application, Cluster, GroupId};
 use crate::solve::limit::{LimitOutcome, Probe};
 use serde_json::{json, Value};
@@ -51,7 +52,7 @@ pub fn limit_json(app: &Application, cluster: &Cluster, t: &Target, o: &LimitOut
     };
     let largest = o.largest_feasible.as_ref().map(|p| {
         json!({
-            "value": value(app, t, p),
+            "value": jnum(value(app, t, p)),
             "mapping": p.outcome.mapping.as_ref().map(|m| mapping_json(app, cluster, m)),
             "check": match (&p.outcome.mapping, &p.outcome.report) {
                 (Some(m), Some(r)) => check_json(app, cluster, m, r),
@@ -78,27 +79,39 @@ pub fn limit_json(app: &Application, cluster: &Cluster, t: &Target, o: &LimitOut
     })
 }
 
-pub fn limit_text(app: &Application, cluster: &Cluster, t: &Target, o: &LimitOutcome) -> String {
+pub fn limit_text(app: &Application, cluster: &Cluster, t: &Target, o: &LimitOutcome, st: &Style) -> String {
     let mut out = String::new();
     let what = match t {
         Target::Param(n) => format!("largest {n}"),
         Target::Frequency(g) => format!("highest frequency of {}", app.group(*g).name),
     };
-    let _ = writeln!(out, "{what}: {}", o.status.name());
+    let status = match o.status {
+        crate::solve::limit::LimitStatus::Exact | crate::solve::limit::LimitStatus::AboveRange => {
+            st.good(o.status.name())
+        }
+        crate::solve::limit::LimitStatus::NoneFeasible => st.bad(o.status.name()),
+        _ => st.warn(o.status.name()),
+    };
+    let _ = writeln!(out, "{what}: {status}");
     let _ = writeln!(out, "assumption: {}", assumption(t));
+    let unit = if matches!(t, Target::Frequency(_)) { " Hz" } else { "" };
     if let Some(p) = &o.largest_feasible {
-        let unit = if matches!(t, Target::Frequency(_)) { " Hz" } else { "" };
-        let _ = writeln!(out, "\nlargest feasible: {}{unit}", value(app, t, p));
+        let _ = writeln!(out, "\nlargest feasible: {}{unit}", num(value(app, t, p)));
+        if let Some(r) = p.outcome.report.as_ref().filter(|r| !r.headroom.is_none()) {
+            let _ = writeln!(
+                out,
+                "  with headroom: links {}, CPUs {} of capacity",
+                super::style::pct(r.headroom.link.min(1.0)),
+                super::style::pct(r.headroom.cpu.min(1.0))
+            );
+        }
         if let Some(m) = &p.outcome.mapping {
-            for g in &app.groups {
-                let nodes: Vec<&str> = g.objects.iter().map(|&ob| cluster.node(m.node_of(ob)).name.as_str()).collect();
-                let _ = writeln!(out, "  {:<12} {}", g.name, nodes.join(" "));
-            }
+            out += &mapping_lines(app, cluster, m);
         }
     }
     if let Some(p) = &o.smallest_infeasible {
         if matches!(t, Target::Param(_)) {
-            let _ = writeln!(out, "\nsmallest infeasible: {} (proven: no sound mapping)", p.value);
+            let _ = writeln!(out, "\nsmallest infeasible: {} (proven: no sound mapping)", num(p.value));
         } else {
             let _ = writeln!(out, "\nno sound mapping reaches more (proven)");
         }
@@ -113,11 +126,20 @@ pub fn limit_text(app: &Application, cluster: &Cluster, t: &Target, o: &LimitOut
         }
     }
     if let Some((f, i)) = o.violation {
-        let _ = writeln!(out, "\nmonotonicity violated: {f} has a mapping but {i} < {f} has none; no limit is claimed");
+        let _ = writeln!(
+            out,
+            "\n{}",
+            st.bad(&format!(
+                "monotonicity violated: {} has a mapping but {} < {} has none; no limit is claimed",
+                num(f),
+                num(i),
+                num(f)
+            ))
+        );
     }
     let _ = writeln!(out, "\nprobes:");
     for (v, s, time) in &o.probes {
-        let _ = writeln!(out, "  {v:>14} {:<10} {time:.3} s", s.name());
+        let _ = writeln!(out, "  {:>14}{unit} {:<10} {time:.3} s", num(*v), s.name());
     }
     out
 }

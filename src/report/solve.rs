@@ -1,14 +1,16 @@
-//! Output of `flowmap solve`: JSON, text, a mapping file `check` reads back, and Graphviz DOT.
+//! Output of `flowmap solve`: JSON, text, and a mapping file `check` reads back.
 
 use super::json::check_json;
-use super::text::check_text;
+use super::style::{fold_names, natural, Style};
+use super::text::{detail_text, summary_text};
 use crate::model::{Application, Cluster, Mapping, Route};
+use crate::perf::Headroom;
 use crate::solve::Outcome;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
@@ -25,7 +27,10 @@ fn routes(app: &Application, m: &Mapping) -> BTreeMap<usize, BTreeMap<u32, Vec<c
 
 pub fn mapping_json(app: &Application, cluster: &Cluster, m: &Mapping) -> Value {
     let mut place = serde_json::Map::new();
-    for o in app.graph.node_indices() {
+    // Natural order of names (`latest[2]` before `latest[10]`).
+    let mut objects: Vec<_> = app.graph.node_indices().collect();
+    objects.sort_by(|&a, &b| natural(&app.object(a).name, &app.object(b).name));
+    for o in objects {
         let p = m.placement[o.index()];
         let v = match p.cpu {
             Some(c) => json!({"node": cluster.node(p.node).name, "cpu": c}),
@@ -79,9 +84,36 @@ pub fn solve_json(app: &Application, cluster: &Cluster, o: &Outcome) -> Value {
     })
 }
 
-pub fn solve_text(app: &Application, cluster: &Cluster, o: &Outcome) -> String {
+/// One line per group: its instances' nodes, folded (`fluid  node11..node18 (4 each)`).
+pub(crate) fn mapping_lines(app: &Application, cluster: &Cluster, m: &Mapping) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "Status: {}", o.status.name());
+    let w = app.groups.iter().map(|g| g.name.len()).max().unwrap_or(0).max(8);
+    for g in &app.groups {
+        let nodes: Vec<&str> = g.objects.iter().map(|&ob| cluster.node(m.node_of(ob)).name.as_str()).collect();
+        let _ = writeln!(out, "  {:<w$}  {}", g.name, fold_names(&nodes, 90));
+    }
+    for (c, nets) in routes(app, m) {
+        for (k, edges) in nets {
+            let _ = writeln!(
+                out,
+                "  route {} on {} ({} edge(s))",
+                app.connections[c].name,
+                cluster.networks[k as usize].name,
+                edges.len()
+            );
+        }
+    }
+    out
+}
+
+pub fn solve_text(app: &Application, cluster: &Cluster, o: &Outcome, st: &Style) -> String {
+    let mut out = String::new();
+    let status = match o.status {
+        crate::solve::Status::Feasible | crate::solve::Status::Optimal => st.good(o.status.name()),
+        crate::solve::Status::Infeasible => st.bad(o.status.name()),
+        crate::solve::Status::Unknown => st.warn(o.status.name()),
+    };
+    let _ = writeln!(out, "Status: {status}");
     if let Some((v, b)) = o.objective {
         let _ = writeln!(out, "Nodes used: {v} (proven lower bound {b})");
     }
@@ -89,24 +121,11 @@ pub fn solve_text(app: &Application, cluster: &Cluster, o: &Outcome) -> String {
         let _ = writeln!(out, "  reason: {r}");
     }
     if let (Some(m), Some(r)) = (&o.mapping, &o.report) {
-        let _ = writeln!(out, "\nMapping\n");
-        for g in &app.groups {
-            let nodes: Vec<&str> = g.objects.iter().map(|&ob| cluster.node(m.node_of(ob)).name.as_str()).collect();
-            let _ = writeln!(out, "  {:<12} {}", g.name, nodes.join(" "));
-        }
-        for (c, nets) in routes(app, m) {
-            for (k, edges) in nets {
-                let _ = writeln!(
-                    out,
-                    "  route {} on {} ({} edge(s))",
-                    app.connections[c].name,
-                    cluster.networks[k as usize].name,
-                    edges.len()
-                );
-            }
-        }
         let _ = writeln!(out);
-        out += &check_text(app, cluster, m, r);
+        out += &summary_text(app, cluster, m, r, st);
+        let _ = writeln!(out, "\nMapping");
+        out += &mapping_lines(app, cluster, m);
+        out += &detail_text(app, cluster, m, r, st);
     }
     let _ =
         writeln!(out, "\nSearch: {:.3} s, {} candidate(s) rejected by the verifier", o.stats.time_s, o.stats.rejected);
@@ -119,9 +138,31 @@ pub fn solve_text(app: &Application, cluster: &Cluster, o: &Outcome) -> String {
     out
 }
 
-/// A mapping file in the format `flowmap check` reads.
-pub fn mapping_toml(app: &Application, cluster: &Cluster, m: &Mapping) -> String {
-    let mut out = String::from("# Written by flowmap solve.\n[place]\n");
+/// Where a written mapping came from, for the comment at the top of `--out` files.
+#[derive(Clone, Debug, Default)]
+pub struct Provenance {
+    /// The flowmap version and subcommand, e.g. `flowmap 0.1.0 solve`.
+    pub tool: String,
+    pub app: String,
+    pub cluster: String,
+    /// `--set` values as given (NAME=VALUE).
+    pub set: Vec<String>,
+    pub headroom: Headroom,
+}
+
+/// A mapping file in the format `flowmap check` reads, starting with where it came from.
+pub fn mapping_toml(app: &Application, cluster: &Cluster, m: &Mapping, from: &Provenance) -> String {
+    let mut out = format!(
+        "# Written by {}.\n# application: {}\n# cluster: {}\n# --set: {}\n",
+        from.tool,
+        from.app,
+        from.cluster,
+        if from.set.is_empty() { "none".to_string() } else { from.set.join(" ") }
+    );
+    if !from.headroom.is_none() {
+        let _ = writeln!(out, "# headroom: links {}, CPUs {}", from.headroom.link.min(1.0), from.headroom.cpu.min(1.0));
+    }
+    out += "[place]\n";
     for o in app.graph.node_indices() {
         let p = m.placement[o.index()];
         let node = quote(&cluster.node(p.node).name);
@@ -155,39 +196,5 @@ pub fn mapping_toml(app: &Application, cluster: &Cluster, m: &Mapping) -> String
             }
         }
     }
-    out
-}
-
-/// Graphviz: one box per node holding its objects; non-local edges labelled with their network.
-pub fn mapping_dot(app: &Application, cluster: &Cluster, m: &Mapping) -> String {
-    let mut out = String::from("digraph mapping {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n");
-    for (i, n) in cluster.nodes.iter().enumerate() {
-        let here: Vec<_> = app.graph.node_indices().filter(|&o| m.node_of(o).ix() == i).collect();
-        if here.is_empty() {
-            continue;
-        }
-        let nets: Vec<&str> = n.networks.iter().map(|&k| cluster.network(k).name.as_str()).collect();
-        let _ = writeln!(
-            out,
-            "  subgraph {} {{\n    label={};",
-            quote(&format!("cluster_{}", n.name)),
-            quote(&format!("{} ({} x {}; {})", n.name, n.cpus, n.processor, nets.join(", ")))
-        );
-        for o in here {
-            let shape = if app.object(o).is_module() { "" } else { ", shape=diamond" };
-            let _ = writeln!(out, "    {} [label={}{shape}];", quote(&app.object(o).name), quote(&app.object(o).name));
-        }
-        out += "  }\n";
-    }
-    for e in app.graph.edge_indices() {
-        let (s, d) = app.graph.edge_endpoints(e).expect("edge");
-        let attrs = match m.route(e) {
-            Route::Net(k) => format!(" [label={}]", quote(&cluster.network(k).name)),
-            Route::Local => " [style=dashed]".to_string(),
-            Route::Unreachable => " [color=red]".to_string(),
-        };
-        let _ = writeln!(out, "  {} -> {}{attrs};", quote(&app.object(s).name), quote(&app.object(d).name));
-    }
-    out += "}\n";
     out
 }

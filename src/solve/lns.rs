@@ -249,7 +249,8 @@ impl<'a> Lns<'a> {
             }
         }
         let same_kind = |a: usize, b: usize| {
-            cluster.nodes[a].processor == cluster.nodes[b].processor && cluster.nodes[a].networks == cluster.nodes[b].networks
+            cluster.nodes[a].processor == cluster.nodes[b].processor
+                && cluster.nodes[a].networks == cluster.nodes[b].networks
         };
         let mut kin: Vec<usize> = used.iter().copied().filter(|&n| n != victim && same_kind(n, victim)).collect();
         shuffle(&mut self.rng, &mut kin);
@@ -310,8 +311,10 @@ impl<'a> Lns<'a> {
                 break;
             }
             let g = &app.graph;
-            let mut nb: Vec<ObjectId> =
-                g.neighbors_directed(o, Direction::Incoming).chain(g.neighbors_directed(o, Direction::Outgoing)).collect();
+            let mut nb: Vec<ObjectId> = g
+                .neighbors_directed(o, Direction::Incoming)
+                .chain(g.neighbors_directed(o, Direction::Outgoing))
+                .collect();
             shuffle(&mut self.rng, &mut nb);
             queue.extend(nb);
         }

@@ -250,7 +250,8 @@ fn counting_refutation(
     // Hall-type counting: for the whole cluster and for every distinct domain D, the modules
     // that can only run inside D must fit D's CPUs (one idle CPU per solo module in the first
     // allocation round; Σ Load <= 100 % per CPU).
-    let mut domains: Vec<Vec<crate::model::NodeId>> = vec![(0..cluster.nodes.len() as u32).map(crate::model::NodeId).collect()];
+    let mut domains: Vec<Vec<crate::model::NodeId>> =
+        vec![(0..cluster.nodes.len() as u32).map(crate::model::NodeId).collect()];
     let mut seen: std::collections::BTreeSet<Vec<crate::model::NodeId>> = domains.iter().cloned().collect();
     for &o in &an.modules {
         let d = &an.domain[o.index()];
@@ -398,7 +399,8 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     let mut best: Option<(Mapping, Report, i64)> = None;
     if opts.warm_start && !term.should_stop() {
         let t = Instant::now();
-        let cx = greedy::Ctx { app, cluster, an: &an, fix, popts: &opts.perf, filter_locality: opts.build.filter_locality };
+        let cx =
+            greedy::Ctx { app, cluster, an: &an, fix, popts: &opts.perf, filter_locality: opts.build.filter_locality };
         if let Some(g) = greedy::best(cx, minimizing) {
             let g = if minimizing { greedy::improve(cx, g, static_bound, &mut || term.should_stop()) } else { g };
             let k = nodes_used(&g.0);
@@ -428,14 +430,8 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     let lns_useful = if minimizing { best.is_some() || !csp_fits } else { !csp_fits };
     if opts.lns && lns_useful && !term.should_stop() {
         let t = Instant::now();
-        let cx = greedy::Ctx {
-            app,
-            cluster,
-            an: &an,
-            fix,
-            popts: &opts.perf,
-            filter_locality: opts.build.filter_locality,
-        };
+        let cx =
+            greedy::Ctx { app, cluster, an: &an, fix, popts: &opts.perf, filter_locality: opts.build.filter_locality };
         let first = match &best {
             Some(b) => b.0.clone(),
             None => greedy::construct_forced(cx, greedy::STRATEGIES[0]),

@@ -8,6 +8,7 @@ mod hand;
 mod optimise;
 mod paper;
 mod realistic;
+mod reports;
 mod robustness;
 mod solver;
 mod support;

@@ -167,7 +167,15 @@ fn cli_solve_round_trips_through_check() {
     // Proven infeasible: exit 1. DOT: a graph.
     let i = run(&["solve", "models/fluid-particle.toml", "clusters/lifo-2007-single-gige.toml"]);
     assert_eq!(i.status.code(), Some(1));
-    let d = run(&["solve", "models/fluid-particle.toml", "clusters/lifo-2007.toml", "--format", "dot"]);
+    let d = run(&[
+        "solve",
+        "models/fluid-particle.toml",
+        "clusters/lifo-2007.toml",
+        "--format",
+        "dot",
+        "--detail",
+        "instances",
+    ]);
     let dot = String::from_utf8_lossy(&d.stdout);
     assert!(
         dot.starts_with("digraph mapping {") && dot.contains("cluster_node01") && dot.contains("label=\"myrinet\"")
