@@ -44,6 +44,25 @@ enum MinimizeArg {
     Nodes,
 }
 
+/// What a module adds to its CPU's load in the allocation algorithm.
+#[derive(Clone, Copy, ValueEnum)]
+enum AllocationArg {
+    /// Its CPU share LD_c: the published algorithm.
+    Literal,
+    /// Its load over an iteration, LD x T_exec / T_it (closer to the paper's measurements).
+    IterationLoad,
+}
+
+impl AllocationArg {
+    fn options(self) -> perf::Options {
+        let allocation = match self {
+            AllocationArg::Literal => perf::Allocation::Literal,
+            AllocationArg::IterationLoad => perf::Allocation::IterationLoad,
+        };
+        perf::Options { allocation, ..Default::default() }
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum GenKindArg {
     Feasible,
@@ -63,6 +82,9 @@ enum Cmd {
         set: Vec<Override>,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
+        /// CPU-allocation variant of the performance model.
+        #[arg(long, value_enum, default_value = "literal")]
+        allocation: AllocationArg,
     },
     /// Find a sound mapping, or prove there is none (exit 0 found, 1 none exists, 2 bad input, 3 time limit).
     Solve(SolveArgs),
@@ -116,6 +138,9 @@ enum Cmd {
         seed: u64,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
+        /// CPU-allocation variant of the performance model.
+        #[arg(long, value_enum, default_value = "literal")]
+        allocation: AllocationArg,
     },
 }
 
@@ -160,6 +185,9 @@ struct SolveArgs {
     /// first proof stops the others. The answer depends only on the input, seed and job count.
     #[arg(long, default_value_t = 1)]
     jobs: usize,
+    /// CPU-allocation variant of the performance model.
+    #[arg(long, value_enum, default_value = "literal")]
+    allocation: AllocationArg,
 }
 
 /// Reads both descriptions, reporting the problems of both files together.
@@ -217,6 +245,7 @@ fn limit_cmd(
     time_limit: Option<f64>,
     seed: u64,
     format: Format,
+    allocation: AllocationArg,
 ) -> ExitCode {
     let (app, cluster) = match load(app_path, cluster_path, &set) {
         Ok(x) => x,
@@ -225,6 +254,7 @@ fn limit_cmd(
     let opts = SolveOptions {
         time_limit: time_limit.filter(|t| t.is_finite() && *t >= 0.0).map(Duration::from_secs_f64),
         build: BuildOptions { seed, ..Default::default() },
+        perf: allocation.options(),
         stop: Some(stop_flag()),
         progress: progress_display(),
         ..Default::default()
@@ -300,19 +330,28 @@ fn main() -> ExitCode {
         }
     };
     match cli.cmd {
-        Cmd::Check { app, cluster, mapping, set, format } => check_cmd(&app, &cluster, &mapping, &set, format),
+        Cmd::Check { app, cluster, mapping, set, format, allocation } => {
+            check_cmd(&app, &cluster, &mapping, &set, format, allocation)
+        }
         Cmd::Solve(args) => solve_cmd(args),
         Cmd::ExportCsp { app, cluster, set } => export_cmd(&app, &cluster, &set),
         Cmd::Gen { modules, nodes, seed, kind, models, clusters } => {
             gen_cmd(modules, nodes, seed, kind, &models, &clusters)
         }
-        Cmd::Limit { app, cluster, param, frequency, range, set, jobs, time_limit, seed, format } => {
-            limit_cmd(&app, &cluster, param, frequency, range, set, jobs, time_limit, seed, format)
+        Cmd::Limit { app, cluster, param, frequency, range, set, jobs, time_limit, seed, format, allocation } => {
+            limit_cmd(&app, &cluster, param, frequency, range, set, jobs, time_limit, seed, format, allocation)
         }
     }
 }
 
-fn check_cmd(app: &Path, cluster: &Path, mapping: &Path, set: &[Override], format: Format) -> ExitCode {
+fn check_cmd(
+    app: &Path,
+    cluster: &Path,
+    mapping: &Path,
+    set: &[Override],
+    format: Format,
+    allocation: AllocationArg,
+) -> ExitCode {
     let (app, cluster) = match load(app, cluster, set) {
         Ok(x) => x,
         Err(e) => return bad_input(e),
@@ -321,7 +360,7 @@ fn check_cmd(app: &Path, cluster: &Path, mapping: &Path, set: &[Override], forma
         Ok(m) => m,
         Err(e) => return bad_input(e),
     };
-    let r = verify::check(&app, &cluster, &mapping, &perf::Options::default());
+    let r = verify::check(&app, &cluster, &mapping, &allocation.options());
     match format {
         Format::Text => print!("{}", report::check_text(&app, &cluster, &mapping, &r)),
         Format::Json => println!(
@@ -353,6 +392,7 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
         no_warm_start,
         max_csp_size,
         jobs,
+        allocation,
     } = a;
     let (app, cluster) = match load(&app, &cluster, &set) {
         Ok(x) => x,
@@ -376,7 +416,7 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
             seed,
             ..Default::default()
         },
-        perf: perf::Options::default(),
+        perf: allocation.options(),
         minimize: minimize.map(|MinimizeArg::Nodes| Objective::Nodes),
         stop: Some(stop_flag()),
         progress: progress_display(),
