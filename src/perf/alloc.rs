@@ -87,6 +87,20 @@ pub(super) fn solve_schedule(
         m.first = FirstRound { tio: tio_sync[i], cpu: m.cpu, ldc: m.ldc, tcexec: tcexec[i] };
     }
 
+    // When the first round leaves every T_it at T_it_sync (every sound mapping), every part's
+    // round 1 sees T_it_sync upstream and inside, so it is the first round, and its round 2
+    // confirms it: the answer is the first round, after one allocation per part.
+    let tit = sg.iteration_times(&tcexec);
+    if tit == tit_sync {
+        for (i, m) in modules.iter_mut().enumerate() {
+            m.tcexec = tcexec[i];
+            m.tit = tit[i];
+            m.tio = tio_sync[i];
+        }
+        let iterations = usize::from(!modules.is_empty());
+        return (Schedule::Converged { iterations }, eq8_nodes);
+    }
+
     // Part by part, in topological order.
     let mut tit = tit_sync.clone();
     let mut tio = tio_sync.clone();
@@ -459,7 +473,14 @@ fn allocate(
         let free = (1.0 - seen(p, contrib, cpuld)).max(0.0);
         let ld = modules[m].ld;
         let ldc = free * ld;
-        let tce = if ldc > 0.0 { modules[m].texec * ld / ldc } else { f64::INFINITY };
+        // (T_exec itself when the module gets all it asks for, so that T_it_sync comes back exactly.)
+        let tce = if ldc == ld {
+            modules[m].texec
+        } else if ldc > 0.0 {
+            modules[m].texec * ld / ldc
+        } else {
+            f64::INFINITY
+        };
         let old = own(p, contrib);
         // The thread's load on p after m: literal, the largest share of its members; over an
         // iteration, the sum of their loads LD_c x T_cexec / T_it (T_it >= T_cexec by eq 4).

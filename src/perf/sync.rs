@@ -92,9 +92,26 @@ pub fn lockstep_groups(app: &Application, module_of: &[Option<usize>]) -> Vec<(V
         .collect()
 }
 
+/// G_sync of one mapping: the synchronous inputs with their communication times, the lockstep
+/// groups with their exchange times, and (through `Deref`) the mapping-independent structure,
+/// shared between the mappings of one application.
 #[derive(Clone, Debug)]
 pub struct SyncGraph {
     pub inputs: Vec<Vec<SyncInput>>,
+    pub lockstep: Vec<Lockstep>,
+    pub structure: std::sync::Arc<SyncStructure>,
+}
+
+impl std::ops::Deref for SyncGraph {
+    type Target = SyncStructure;
+    fn deref(&self) -> &SyncStructure {
+        &self.structure
+    }
+}
+
+/// The component structure of G_sync, which depends on the application only.
+#[derive(Debug)]
+pub struct SyncStructure {
     /// Components in topological order (sources first); each a list of module indices. A
     /// component is a strongly connected component of G_sync, with the members of a lockstep
     /// group (and whatever lies on FIFO paths between them) joined into one.
@@ -110,8 +127,7 @@ pub struct SyncGraph {
     pub elementary: Vec<Vec<Vec<usize>>>,
     /// Cycles whose elementary cycles were too many to list.
     pub approximate: Vec<usize>,
-    pub lockstep: Vec<Lockstep>,
-    /// Index of each module's lockstep group in `lockstep`, if it is in one.
+    /// Index of each module's lockstep group in `SyncGraph::lockstep`, if it is in one.
     pub lock_of: Vec<Option<usize>>,
     /// The synchronous component (perf-model paper, Section IV.B.1: a connected component of
     /// G_sync, directions ignored; lockstep peers count as connected) of each module, numbered
@@ -226,19 +242,9 @@ impl SyncGraph {
             .flat_map(|(m, ins)| ins.iter().map(move |x| (x.source, m)))
             .chain(lockstep.iter().flat_map(|g| g.members.windows(2).map(|w| (w[0], w[1]))));
         let (component, _) = classes(n, links);
-        SyncGraph {
-            inputs,
-            order,
-            comp_of,
-            locked,
-            cycle_of,
-            cycles,
-            elementary,
-            approximate,
-            lockstep,
-            lock_of,
-            component,
-        }
+        let structure =
+            SyncStructure { order, comp_of, locked, cycle_of, cycles, elementary, approximate, lock_of, component };
+        SyncGraph { inputs, lockstep, structure: std::sync::Arc::new(structure) }
     }
 
     /// Whether module `m` is a predecessor (Section IV.B.1: IM_s(m) = ∅): no synchronous input
