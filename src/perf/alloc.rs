@@ -104,12 +104,14 @@ pub(super) fn solve_schedule(
     // Part by part, in topological order.
     let mut tit = tit_sync.clone();
     let mut tio = tio_sync.clone();
+    let mut est = tit_sync.clone();
     let ctx = Ctx { sg, slots: &slots, pinned: &pinned, texec: &texec, tit_sync: &tit_sync, tio_sync: &tio_sync, opts };
     let mut iterations = 0;
     let mut unstable: Option<(Vec<ObjectId>, usize)> = None;
     let mut stuck: Option<(Vec<ObjectId>, usize)> = None;
     for part in parts(sg, &slots) {
-        let mut st = State { modules, tcexec: &mut tcexec, tit: &mut tit, tio: &mut tio, scratch: &mut scratch };
+        let mut st =
+            State { modules, tcexec: &mut tcexec, tit: &mut tit, tio: &mut tio, est: &mut est, scratch: &mut scratch };
         match run_part(&ctx, &part, &mut st) {
             PartEnd::Converged(r) => iterations = iterations.max(r),
             PartEnd::Unstable(ms, period) => {
@@ -213,6 +215,8 @@ struct State<'a> {
     tcexec: &'a mut [f64],
     tit: &'a mut [f64],
     tio: &'a mut [f64],
+    /// Iteration-load variant: the T_it each module's load is computed with (damped).
+    est: &'a mut [f64],
     scratch: &'a mut Scratch,
 }
 
@@ -225,8 +229,8 @@ enum PartEnd {
     Stuck(Vec<ObjectId>, usize),
 }
 
-/// One round's state: the part's node orders, concatenated, and (iteration-load variant) the
-/// part's T_it.
+/// One round's state: the part's node orders, concatenated, and (iteration-load variant) a mark
+/// (non-empty) when the T_it the loads were computed with came back.
 type Round = (Vec<usize>, Vec<f64>);
 
 fn run_part(ctx: &Ctx, part: &Part, st: &mut State) -> PartEnd {
@@ -238,6 +242,12 @@ fn run_part(ctx: &Ctx, part: &Part, st: &mut State) -> PartEnd {
     let mut history: Vec<Round> = Vec::new();
     let mut order = Vec::new();
     let mut rounds = 0usize;
+    // Iteration-load: the loads use T_it estimates that follow the computed T_it, each with a
+    // step that halves whenever it overshoots and grows back (x 1.5, up to 1) when it does not:
+    // plain iteration can oscillate around the fixed point when a module's pace depends on the
+    // loads of the modules it paces.
+    let k = if iteration_load { members.len() } else { 0 };
+    let (mut step, mut residual) = (vec![1.0f64; k], vec![0.0f64; k]);
     loop {
         for &c in &part.comps {
             ctx.sg.set_component_time(c, st.tcexec, st.tit);
@@ -250,16 +260,44 @@ fn run_part(ctx: &Ctx, part: &Part, st: &mut State) -> PartEnd {
             node_order(&ctx.slots[k], st.tio, &mut order);
             flat.extend_from_slice(&order);
         }
-        let tits: Vec<f64> = if iteration_load { members.iter().map(|&m| st.tit[m]).collect() } else { Vec::new() };
-        let state = (flat, tits);
-        if history.last().is_some_and(|h| same(h, &state)) {
+        // Literal: the orders are the state. Iteration-load: converged when the orders repeat
+        // and the T_it the loads were computed with come back (within TIT_TOL).
+        let consistent = !iteration_load || members.iter().all(|&m| close(st.tit[m], st.est[m]));
+        if consistent && history.last().is_some_and(|h| h.0 == flat) {
             return PartEnd::Converged(rounds);
         }
-        if let Some(j) = history.iter().position(|h| same(h, &state)) {
-            return PartEnd::Unstable(movers(&history[j..], &members, st.modules), history.len() - j);
+        if iteration_load {
+            for (k, &m) in members.iter().enumerate() {
+                if rounds == 0 {
+                    st.est[m] = st.tit[m];
+                    continue;
+                }
+                let r = if st.tit[m] == st.est[m] { 0.0 } else { st.tit[m] - st.est[m] };
+                if r * residual[k] < 0.0 {
+                    step[k] *= 0.5;
+                } else if r * residual[k] > 0.0 {
+                    step[k] = (step[k] * 1.5).min(1.0);
+                }
+                residual[k] = r;
+                // (An infinite T_it, a starved module, is taken as it is.)
+                st.est[m] = if r.is_finite() { st.est[m] + step[k] * r } else { st.tit[m] };
+            }
+        }
+        // An earlier state back is an oscillation. Iteration-load: only states whose loads were
+        // consistent count (the estimates themselves move by ever smaller steps).
+        let state = (flat, if consistent && iteration_load { vec![0.0] } else { Vec::new() });
+        let repeats = |h: &Round| h.0 == state.0 && (!iteration_load || (consistent && !h.1.is_empty()));
+        if let Some(j) = history.iter().position(repeats) {
+            return PartEnd::Unstable(movers(&history[j..], st.modules), history.len() - j);
         }
         if rounds >= ctx.opts.max_iterations {
-            return PartEnd::Stuck(movers(&history, &members, st.modules), rounds);
+            let mut ms = movers(&history, st.modules);
+            if ms.is_empty() {
+                // Iteration-load: the orders settled but the loads did not: name the part.
+                ms = members.iter().map(|&m| st.modules[m].object).collect();
+                ms.sort();
+            }
+            return PartEnd::Stuck(ms, rounds);
         }
         rounds += 1;
         let first =
@@ -274,11 +312,22 @@ fn run_part(ctx: &Ctx, part: &Part, st: &mut State) -> PartEnd {
                 st.tcexec[m] = t;
             }
         } else {
+            let tit_for_loads: &[f64] = if iteration_load { st.est } else { st.tit };
             let mut pos = 0;
             for &k in &part.slots {
                 let s = &ctx.slots[k];
                 let o = &state.0[pos..pos + s.modules.len()];
-                allocate(o, s.cpus, ctx.sg, ctx.pinned, st.tit, ctx.opts.allocation, st.modules, st.tcexec, st.scratch);
+                allocate(
+                    o,
+                    s.cpus,
+                    ctx.sg,
+                    ctx.pinned,
+                    tit_for_loads,
+                    ctx.opts.allocation,
+                    st.modules,
+                    st.tcexec,
+                    st.scratch,
+                );
                 pos += s.modules.len();
             }
         }
@@ -286,27 +335,16 @@ fn run_part(ctx: &Ctx, part: &Part, st: &mut State) -> PartEnd {
     }
 }
 
-/// Two rounds' states are the same: same orders, and T_it equal within `TIT_TOL`.
-fn same(a: &Round, b: &Round) -> bool {
-    a.0 == b.0 && a.1.len() == b.1.len() && a.1.iter().zip(&b.1).all(|(&x, &y)| close(x, y))
-}
-
 fn close(x: f64, y: f64) -> bool {
     x == y || (x - y).abs() <= TIT_TOL * x.abs().max(y.abs())
 }
 
-/// Modules whose rank (or T_it) differs between the given states.
-fn movers(states: &[Round], members: &[usize], modules: &[ModulePerf]) -> Vec<ObjectId> {
+/// Modules whose rank differs between the given states.
+fn movers(states: &[Round], modules: &[ModulePerf]) -> Vec<ObjectId> {
     let mut out = Vec::new();
     let Some(first) = states.first() else { return out };
     for (pos, &m) in first.0.iter().enumerate() {
         if states.iter().any(|s| s.0[pos] != m) {
-            out.push(modules[m].object);
-        }
-    }
-    for (k, &m) in members.iter().enumerate() {
-        if !first.1.is_empty() && states.iter().any(|s| !close(s.1[k], first.1[k])) && !out.contains(&modules[m].object)
-        {
             out.push(modules[m].object);
         }
     }
