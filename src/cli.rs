@@ -139,6 +139,24 @@ impl HeadroomArgs {
     }
 }
 
+/// What a module adds to its CPU's load in the allocation algorithm.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum AllocationArg {
+    /// Its CPU share LD_c: the published algorithm.
+    Literal,
+    /// Its load over an iteration, LD x T_exec / T_it (closer to the paper's measurements).
+    IterationLoad,
+}
+
+impl From<AllocationArg> for crate::perf::Allocation {
+    fn from(a: AllocationArg) -> Self {
+        match a {
+            AllocationArg::Literal => crate::perf::Allocation::Literal,
+            AllocationArg::IterationLoad => crate::perf::Allocation::IterationLoad,
+        }
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 pub enum MinimizeArg {
     /// The number of nodes used.
@@ -210,6 +228,9 @@ pub struct CheckArgs {
     pub mapping: PathBuf,
     #[command(flatten)]
     pub headroom: HeadroomArgs,
+    /// CPU-allocation variant of the performance model.
+    #[arg(long, value_enum, default_value = "literal")]
+    pub allocation: AllocationArg,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -261,6 +282,9 @@ pub struct SolveArgs {
     pub progress: bool,
     #[command(flatten)]
     pub headroom: HeadroomArgs,
+    /// CPU-allocation variant of the performance model.
+    #[arg(long, value_enum, default_value = "literal")]
+    pub allocation: AllocationArg,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -292,6 +316,9 @@ pub struct LimitArgs {
     pub progress: bool,
     #[command(flatten)]
     pub headroom: HeadroomArgs,
+    /// CPU-allocation variant of the performance model.
+    #[arg(long, value_enum, default_value = "literal")]
+    pub allocation: AllocationArg,
     #[command(flatten)]
     pub output: OutputArgs,
 }

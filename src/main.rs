@@ -171,7 +171,12 @@ fn check_cmd(a: CheckArgs) -> ExitCode {
         Ok(m) => m,
         Err(e) => return bad_input(e),
     };
-    let r = verify::check(&app, &cluster, &mapping, &perf::Options { headroom, ..Default::default() });
+    let r = verify::check(
+        &app,
+        &cluster,
+        &mapping,
+        &perf::Options { headroom, allocation: a.allocation.into(), ..Default::default() },
+    );
     let o = &a.output;
     emit(&match o.format {
         Format::Text => report::check_text(&app, &cluster, &mapping, &r, &o.style(terminal())),
@@ -213,7 +218,7 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
             seed: a.seed,
             ..Default::default()
         },
-        perf: perf::Options { headroom, ..Default::default() },
+        perf: perf::Options { headroom, allocation: a.allocation.into(), ..Default::default() },
         minimize: a.minimize.map(|MinimizeArg::Nodes| Objective::Nodes),
         stop: Some(stop_flag()),
         progress: progress.callback.clone(),
@@ -275,7 +280,7 @@ fn limit_cmd(a: LimitArgs) -> ExitCode {
     let opts = SolveOptions {
         time_limit: a.time_limit.filter(|t| t.is_finite() && *t >= 0.0).map(Duration::from_secs_f64),
         build: BuildOptions { seed: a.seed, ..Default::default() },
-        perf: perf::Options { headroom, ..Default::default() },
+        perf: perf::Options { headroom, allocation: a.allocation.into(), ..Default::default() },
         stop: Some(stop_flag()),
         progress: progress.callback.clone(),
         ..Default::default()

@@ -61,6 +61,8 @@ struct RawModule {
 struct RawMpi {
     pattern: String,
     volume: Scalar,
+    #[serde(default)]
+    lockstep: bool,
 }
 
 #[derive(Deserialize, Debug)]
@@ -413,7 +415,7 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
             }
             edges.push(graph.add_edge(a, b, Edge { connection: cid, role: EdgeRole::Flow(sync), volume }));
         }
-        connections.push(Connection { name, edges });
+        connections.push(Connection { name, edges, lockstep: false });
     }
 
     // MPI exchanges among the instances of a parallel module.
@@ -459,7 +461,7 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
             .into_iter()
             .map(|(i, j)| graph.add_edge(objs[i], objs[j], Edge { connection: cid, role: EdgeRole::Mpi, volume }))
             .collect();
-        connections.push(Connection { name: format!("{}.mpi", g.name), edges });
+        connections.push(Connection { name: format!("{}.mpi", g.name), edges, lockstep: mpi.get_ref().lockstep });
     }
 
     // Structural checks on filters.

@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod cli;
+mod dependencies;
 mod generated;
 mod hand;
 mod optimise;
