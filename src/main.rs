@@ -1,11 +1,11 @@
 //! The `flowmap` command line: parses arguments, runs the library, prints, maps outcomes to exit
-//! codes (0 sound, 1 unsound, 2 bad input). All logic lives in the library.
+//! codes (0 sound, 1 unsound, 2 bad input, 3 no answer, 4 output not written). All logic lives in
+//! the library.
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, Parser, Subcommand, ValueEnum};
 use flowmap::csp::BuildOptions;
-use flowmap::error::InputErrors;
-use flowmap::model::{Application, Cluster};
-use flowmap::parse::{self, Override};
+use flowmap::error::{InputError, InputErrors};
+use flowmap::parse::{self, Inputs, Override};
 use flowmap::solve::{self, Objective, Progress, ProgressFn, SolveOptions, Status};
 use flowmap::{perf, report, verify};
 use std::io::IsTerminal;
@@ -37,6 +37,15 @@ enum Format {
     Json,
     Dot,
 }
+
+#[derive(Clone, Copy, PartialEq, ValueEnum)]
+enum LimitFormat {
+    Text,
+    Json,
+}
+
+/// Exit code when the output could not be written (stdout or an output file): not bad input.
+const IO_ERROR: u8 = 4;
 
 #[derive(Clone, Copy, ValueEnum)]
 enum MinimizeArg {
@@ -92,11 +101,12 @@ enum Cmd {
     },
     /// The largest parameter value, or the highest module frequency, with a sound mapping
     /// (exit 0 found, 1 no value in range has one, 2 bad input, 3 inconclusive).
+    #[command(group(ArgGroup::new("target").required(true).args(["param", "frequency"])))]
     Limit {
         app: PathBuf,
         cluster: PathBuf,
         /// A parameter of the application to push up (e.g. particles).
-        #[arg(long, value_name = "NAME", conflicts_with = "frequency", required_unless_present = "frequency")]
+        #[arg(long, value_name = "NAME")]
         param: Option<String>,
         /// A module whose frequency to push up.
         #[arg(long, value_name = "MODULE")]
@@ -107,15 +117,15 @@ enum Cmd {
         #[arg(long = "set", value_name = "NAME=VALUE")]
         set: Vec<Override>,
         /// Probes solved in parallel (default: all cores).
-        #[arg(long)]
+        #[arg(long, value_parser = parse::args::jobs, allow_negative_numbers = true)]
         jobs: Option<usize>,
         /// Time limit for each probe, seconds.
-        #[arg(long, value_name = "SECONDS")]
-        time_limit: Option<f64>,
+        #[arg(long, value_name = "SECONDS", value_parser = parse::args::time_limit, allow_negative_numbers = true)]
+        time_limit: Option<Duration>,
         #[arg(long, default_value_t = 42)]
         seed: u64,
         #[arg(long, value_enum, default_value = "text")]
-        format: Format,
+        format: LimitFormat,
     },
 }
 
@@ -129,8 +139,8 @@ struct SolveArgs {
     #[arg(long, value_name = "MAPPING")]
     fix: Option<PathBuf>,
     /// Stop searching after this many seconds.
-    #[arg(long, value_name = "SECONDS")]
-    time_limit: Option<f64>,
+    #[arg(long, value_name = "SECONDS", value_parser = parse::args::time_limit, allow_negative_numbers = true)]
+    time_limit: Option<Duration>,
     /// Seed of the solver's random choices (same seed, same answer).
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -158,20 +168,46 @@ struct SolveArgs {
     max_csp_size: usize,
     /// With --minimize: run this many searches in parallel (seeds seed, seed + 1, ...); the
     /// first proof stops the others. The answer depends only on the input, seed and job count.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = parse::args::jobs, allow_negative_numbers = true)]
     jobs: usize,
 }
 
-/// Reads both descriptions, reporting the problems of both files together.
-fn load(app: &Path, cluster: &Path, set: &[Override]) -> Result<(Application, Cluster), InputErrors> {
-    match (parse::load_application(app, set), parse::load_cluster(cluster)) {
-        (Ok(a), Ok(c)) => Ok((a, c)),
-        (a, c) => {
-            let mut all = a.err().map(|e| e.0).unwrap_or_default();
-            all.extend(c.err().map(|e| e.0).unwrap_or_default());
-            Err(InputErrors(all))
-        }
+/// Reads both descriptions (the problems of both files together), warnings to stderr.
+fn load(app: &Path, cluster: &Path, set: &[Override], json: bool) -> Result<Inputs, ExitCode> {
+    let inputs = parse::load_inputs(app, cluster, set).map_err(|e| bad_input(e, json))?;
+    for w in &inputs.warnings {
+        say(&format!("warning: {w}"));
     }
+    Ok(inputs)
+}
+
+/// Bad input: the errors on stderr and, with `--format json`, as a JSON object on stdout; exit 2.
+fn bad_input(e: InputErrors, json: bool) -> ExitCode {
+    say(&e.to_string());
+    if json {
+        let _ = emit(&format!("{:#}\n", report::errors_json(&e)));
+    }
+    ExitCode::from(2)
+}
+
+/// Writes the output to stdout. A closed pipe (`| head`) ends the output quietly; any other
+/// failure (a full disk) is reported, exit 4.
+fn emit(text: &str) -> Result<(), ExitCode> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            say(&format!("error: cannot write the output: {e}"));
+            Err(ExitCode::from(IO_ERROR))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A line on stderr (never a panic when stderr is gone).
+fn say(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
 /// A flag raised by Ctrl-C: searches stop and report the best answer so far.
@@ -200,9 +236,9 @@ fn progress_display() -> Option<ProgressFn> {
     }))
 }
 
-fn usage(msg: String) -> ExitCode {
-    eprintln!("error: {msg}");
-    ExitCode::from(2)
+/// Bad input on the command line (not in a file).
+fn usage(item: &str, msg: String, json: bool) -> ExitCode {
+    bad_input(InputError::new("command line", None, item, msg).into(), json)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -214,16 +250,17 @@ fn limit_cmd(
     range: Option<String>,
     set: Vec<Override>,
     jobs: Option<usize>,
-    time_limit: Option<f64>,
+    time_limit: Option<Duration>,
     seed: u64,
-    format: Format,
+    format: LimitFormat,
 ) -> ExitCode {
-    let (app, cluster) = match load(app_path, cluster_path, &set) {
+    let json = format == LimitFormat::Json;
+    let Inputs { app, cluster, .. } = match load(app_path, cluster_path, &set, json) {
         Ok(x) => x,
-        Err(e) => return bad_input(e),
+        Err(code) => return code,
     };
     let opts = SolveOptions {
-        time_limit: time_limit.filter(|t| t.is_finite() && *t >= 0.0).map(Duration::from_secs_f64),
+        time_limit,
         build: BuildOptions { seed, ..Default::default() },
         stop: Some(stop_flag()),
         progress: progress_display(),
@@ -232,25 +269,24 @@ fn limit_cmd(
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1);
     let (target, outcome) = if let Some(name) = &param {
         let Some(&default) = app.parameters.get(name) else {
-            return usage(format!("{}: --param {name}: no such parameter", app_path.display()));
+            let msg = format!("no such parameter in {}", app_path.display());
+            return usage(&format!("--param {name}"), msg, json);
         };
         let (lo, hi) = match range.as_deref().map(|r| r.split_once("..")) {
             None => (default, None),
             Some(Some((a, b))) => match (a.trim().parse::<f64>(), b.trim().parse::<f64>()) {
                 (Ok(a), Ok(b)) if a <= b => (a, Some(b)),
                 _ => {
-                    return usage(format!(
-                        "--range: expected LO..HI with numbers LO <= HI, got {}",
-                        range.unwrap_or_default()
-                    ))
+                    let msg = format!("expected LO..HI with numbers LO <= HI, got {}", range.unwrap_or_default());
+                    return usage("--range", msg, json);
                 }
             },
-            Some(None) => return usage("--range: expected LO..HI".into()),
+            Some(None) => return usage("--range", "expected LO..HI".into(), json),
         };
         let integer = default.fract() == 0.0 && lo.fract() == 0.0 && hi.is_none_or(|h| h.fract() == 0.0);
-        let src = match std::fs::read_to_string(app_path) {
+        let src = match parse::read_file(app_path) {
             Ok(s) => s,
-            Err(e) => return usage(format!("{}: {e}", app_path.display())),
+            Err(e) => return bad_input(e, json),
         };
         let file = app_path.display().to_string();
         let make = move |v: f64| -> Result<flowmap::model::Application, String> {
@@ -262,21 +298,22 @@ fn limit_cmd(
         let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().expect("thread pool");
         match pool.install(|| solve::limit::param_limit(&make, &cluster, lo, hi, integer, jobs, &opts)) {
             Ok(o) => (report::Target::Param(name), o),
-            Err(e) => return usage(e),
+            Err(e) => return usage(&format!("--param {name}"), e, json),
         }
     } else {
         let m = frequency.as_deref().unwrap_or_default();
         let Some(g) = app.find_group(m).filter(|&g| app.group(g).is_module) else {
-            return usage(format!("{}: --frequency {m}: no such module", app_path.display()));
+            let msg = format!("no such module in {}", app_path.display());
+            return usage(&format!("--frequency {m}"), msg, json);
         };
         (report::Target::Frequency(g), solve::limit::frequency_limit(&app, &cluster, g, &opts, 1000))
     };
-    match format {
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&report::limit_json(&app, &cluster, &target, &outcome)).expect("json")
-        ),
-        _ => print!("{}", report::limit_text(&app, &cluster, &target, &outcome)),
+    let text = match format {
+        LimitFormat::Json => format!("{:#}\n", report::limit_json(&app, &cluster, &target, &outcome)),
+        LimitFormat::Text => report::limit_text(&app, &cluster, &target, &outcome),
+    };
+    if let Err(code) = emit(&text) {
+        return code;
     }
     use solve::limit::LimitStatus as L;
     match outcome.status {
@@ -286,17 +323,21 @@ fn limit_cmd(
     }
 }
 
-fn bad_input(e: InputErrors) -> ExitCode {
-    eprintln!("{e}");
-    ExitCode::from(2)
-}
-
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            if !e.use_stderr() {
+                return ExitCode::SUCCESS; // --help, --version
+            }
+            let args: Vec<String> = std::env::args().collect();
+            if args.windows(2).any(|w| w == ["--format", "json"]) || args.iter().any(|a| a == "--format=json") {
+                let first = e.to_string().lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
+                let e = InputErrors::from(InputError::new("command line", None, "arguments", first));
+                let _ = emit(&format!("{:#}\n", report::errors_json(&e)));
+            }
+            return ExitCode::from(2);
         }
     };
     match cli.cmd {
@@ -313,22 +354,23 @@ fn main() -> ExitCode {
 }
 
 fn check_cmd(app: &Path, cluster: &Path, mapping: &Path, set: &[Override], format: Format) -> ExitCode {
-    let (app, cluster) = match load(app, cluster, set) {
+    let json = format == Format::Json;
+    let Inputs { app, cluster, .. } = match load(app, cluster, set, json) {
         Ok(x) => x,
-        Err(e) => return bad_input(e),
+        Err(code) => return code,
     };
     let mapping = match parse::load_mapping(mapping, &app, &cluster) {
         Ok(m) => m,
-        Err(e) => return bad_input(e),
+        Err(e) => return bad_input(e, json),
     };
     let r = verify::check(&app, &cluster, &mapping, &perf::Options::default());
-    match format {
-        Format::Text => print!("{}", report::check_text(&app, &cluster, &mapping, &r)),
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&report::check_json(&app, &cluster, &mapping, &r)).expect("json")
-        ),
-        Format::Dot => print!("{}", report::mapping_dot(&app, &cluster, &mapping)),
+    let text = match format {
+        Format::Text => report::check_text(&app, &cluster, &mapping, &r),
+        Format::Json => format!("{:#}\n", report::check_json(&app, &cluster, &mapping, &r)),
+        Format::Dot => report::mapping_dot(&app, &cluster, &mapping),
+    };
+    if let Err(code) = emit(&text) {
+        return code;
     }
     if r.verdict == verify::Verdict::Sound {
         ExitCode::SUCCESS
@@ -354,22 +396,24 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
         max_csp_size,
         jobs,
     } = a;
-    let (app, cluster) = match load(&app, &cluster, &set) {
+    let json = format == Format::Json;
+    if let Some(out) = &out {
+        let inputs: Vec<&Path> =
+            [Some(&app), Some(&cluster), fix.as_ref()].into_iter().flatten().map(|p| p.as_path()).collect();
+        if let Err(msg) = parse::args::out_path(out, &inputs) {
+            return usage("--out", msg, json);
+        }
+    }
+    let Inputs { app, cluster, .. } = match load(&app, &cluster, &set, json) {
         Ok(x) => x,
-        Err(e) => return bad_input(e),
+        Err(code) => return code,
     };
     let fix = match fix.map(|f| parse::load_partial_mapping(&f, &app, &cluster)).transpose() {
         Ok(f) => f,
-        Err(e) => return bad_input(e),
+        Err(e) => return bad_input(e, json),
     };
-    if let Some(t) = time_limit {
-        if !(t.is_finite() && t >= 0.0) {
-            eprintln!("error: --time-limit: expected a number of seconds >= 0, got {t}");
-            return ExitCode::from(2);
-        }
-    }
     let opts = SolveOptions {
-        time_limit: time_limit.map(Duration::from_secs_f64),
+        time_limit,
         build: BuildOptions {
             symmetry: !no_symmetry,
             filter_locality: !no_filter_locality,
@@ -387,21 +431,24 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
         leak_model: true,
     };
     let outcome = solve::solve(&app, &cluster, fix.as_ref(), &opts);
-    match format {
-        Format::Text => print!("{}", report::solve_text(&app, &cluster, &outcome)),
-        Format::Json => {
-            println!("{}", serde_json::to_string_pretty(&report::solve_json(&app, &cluster, &outcome)).expect("json"))
+    let text = match (format, &outcome.mapping) {
+        (Format::Text, _) => report::solve_text(&app, &cluster, &outcome),
+        (Format::Json, _) => format!("{:#}\n", report::solve_json(&app, &cluster, &outcome)),
+        (Format::Dot, Some(m)) => report::mapping_dot(&app, &cluster, m),
+        (Format::Dot, None) => {
+            say(&format!("no mapping to draw: {}", outcome.status.name()));
+            String::new()
         }
-        Format::Dot => match &outcome.mapping {
-            Some(m) => print!("{}", report::mapping_dot(&app, &cluster, m)),
-            None => eprintln!("no mapping to draw: {}", outcome.status.name()),
-        },
-    }
+    };
+    let written = emit(&text);
     if let (Some(path), Some(m), Status::Feasible | Status::Optimal) = (&out, &outcome.mapping, outcome.status) {
-        if let Err(e) = std::fs::write(path, report::mapping_toml(&app, &cluster, m)) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return ExitCode::from(2);
+        if let Err(e) = report::write_file(path, &report::mapping_toml(&app, &cluster, m)) {
+            say(&format!("error: cannot write {}: {e}", path.display()));
+            return ExitCode::from(IO_ERROR);
         }
+    }
+    if let Err(code) = written {
+        return code;
     }
     match outcome.status {
         Status::Feasible | Status::Optimal => ExitCode::SUCCESS,
@@ -411,21 +458,18 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
 }
 
 fn export_cmd(app: &Path, cluster: &Path, set: &[Override]) -> ExitCode {
-    let (app, cluster) = match load(app, cluster, set) {
+    let Inputs { app, cluster, .. } = match load(app, cluster, set, false) {
         Ok(x) => x,
-        Err(e) => return bad_input(e),
+        Err(code) => return code,
     };
     match solve::export_csp(&app, &cluster) {
-        Ok(n) => {
-            use std::io::Write;
-            let text = serde_json::to_string(&report::export_json(&app, &cluster, &n)).expect("json");
-            // A closed pipe (e.g. `| head`) is not an error worth a panic.
-            let _ = writeln!(std::io::stdout().lock(), "{text}");
-            ExitCode::SUCCESS
-        }
+        Ok(n) => match emit(&format!("{}\n", report::export_json(&app, &cluster, &n))) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(code) => code,
+        },
         Err(reasons) => {
             for r in reasons {
-                eprintln!("no mapping can exist: {r}");
+                say(&format!("no mapping can exist: {r}"));
             }
             ExitCode::from(1)
         }
@@ -433,8 +477,10 @@ fn export_cmd(app: &Path, cluster: &Path, set: &[Override]) -> ExitCode {
 }
 
 fn gen_cmd(modules: usize, nodes: usize, seed: u64, kind: GenKindArg, models: &Path, clusters: &Path) -> ExitCode {
-    if modules == 0 || nodes == 0 {
-        return usage("--modules and --nodes must be at least 1".into());
+    let caps = (parse::caps::OBJECTS, parse::caps::NODES);
+    if modules == 0 || nodes == 0 || modules > caps.0 || nodes > caps.1 {
+        let msg = format!("--modules must be from 1 to {}, --nodes from 1 to {}", caps.0, caps.1);
+        return usage("--modules, --nodes", msg, false);
     }
     let kind = match kind {
         GenKindArg::Feasible => flowmap::gen::GenKind::Feasible,
@@ -448,11 +494,15 @@ fn gen_cmd(modules: usize, nodes: usize, seed: u64, kind: GenKindArg, models: &P
         (models.join("mappings").join(format!("{}.toml", g.name)), report::gen_mapping_toml(&g)),
     ];
     for (path, text) in files.iter().take(if g.place.is_empty() { 2 } else { 3 }) {
-        if let Err(e) = path.parent().map(std::fs::create_dir_all).transpose().and_then(|_| std::fs::write(path, text))
+        if let Err(e) =
+            path.parent().map(std::fs::create_dir_all).transpose().and_then(|_| report::write_file(path, text))
         {
-            return usage(format!("cannot write {}: {e}", path.display()));
+            say(&format!("error: cannot write {}: {e}", path.display()));
+            return ExitCode::from(IO_ERROR);
         }
-        println!("{}", path.display());
+        if let Err(code) = emit(&format!("{}\n", path.display())) {
+            return code;
+        }
     }
     ExitCode::SUCCESS
 }
