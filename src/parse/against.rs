@@ -8,6 +8,7 @@
 //!   leaves the module no node to run on; otherwise a warning (an application may be written for
 //!   several clusters).
 
+use super::caps;
 use super::suggest::{closest, hint};
 use crate::error::Sink;
 use crate::model::{Application, Cluster, GroupId, PerType};
@@ -24,6 +25,19 @@ pub(super) struct GroupRefs {
 }
 
 pub(super) fn check(app: &Application, refs: &[GroupRefs], cluster: &Cluster, errors: &mut Sink, warnings: &mut Sink) {
+    let (objects, n) = (app.graph.node_count(), cluster.nodes.len());
+    if objects.saturating_mul(n) > caps::PLACEMENTS {
+        errors.push(
+            None,
+            "application",
+            format!(
+                "{objects} instances on the {n} nodes of cluster {} make {} possible placements; flowmap handles at most {}",
+                cluster.name,
+                objects * n,
+                caps::PLACEMENTS
+            ),
+        );
+    }
     let nodes: HashSet<&str> = cluster.nodes.iter().map(|n| n.name.as_str()).collect();
     let types: BTreeSet<&str> = cluster.nodes.iter().map(|n| n.processor.as_str()).collect();
     for r in refs {

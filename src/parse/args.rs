@@ -23,14 +23,16 @@ pub fn jobs(s: &str) -> Result<usize, String> {
     }
 }
 
-/// `--out FILE`: refused when it is one of the input files (it would be overwritten), a
-/// directory, or in a directory that does not exist; checked before any work is done.
+/// `--out FILE`: refused when it is one of the input files (it would be overwritten), exists
+/// but is not a regular file (a directory, `/dev/full`: the file is written elsewhere and renamed
+/// over it), or is in a directory that does not exist; checked before any work is done.
 pub fn out_path(out: &Path, inputs: &[&Path]) -> Result<(), String> {
     use std::os::unix::fs::MetadataExt;
     let shown = out.display();
     if let Ok(m) = std::fs::metadata(out) {
-        if m.is_dir() {
-            return Err(format!("--out {shown}: is a directory"));
+        if !m.is_file() {
+            // A directory, or a device such as /dev/full: never replaced by a file.
+            return Err(format!("--out {shown}: is not a regular file"));
         }
         let id = (m.dev(), m.ino());
         for i in inputs {

@@ -36,11 +36,13 @@ pub mod caps {
     /// Names made by all the ranges of one file together.
     pub const NAMES_PER_FILE: u64 = 1_000_000;
     /// Nodes in a cluster.
-    pub const NODES: usize = 100_000;
+    pub const NODES: usize = 10_000;
     /// Module and filter instances in an application, all groups together.
-    pub const OBJECTS: usize = 100_000;
+    pub const OBJECTS: usize = 10_000;
     /// Instance-level edges (connections and MPI exchanges together).
     pub const EDGES: usize = 1_000_000;
+    /// Instances times nodes: the placements a search considers.
+    pub const PLACEMENTS: usize = 10_000_000;
     /// `--time-limit`, seconds (about 11.6 days).
     pub const TIME_LIMIT_S: f64 = 1e6;
     /// `--jobs`.

@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod cli;
+mod cli_io;
 mod generated;
 mod hand;
 mod optimise;
