@@ -12,7 +12,8 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     if w.is_empty() || w.len() > 64 {
         return None;
     }
-    let limit = (w.len() / 3).max(1);
+    // One character is too little to guess from; two may lack one (`b6` for `b06`).
+    let limit = if w.len() < 2 { 0 } else { (w.len() / 3).max(1) };
     let mut best: Option<(usize, &str)> = None;
     for c in candidates.into_iter().take(MAX_CANDIDATES) {
         if c == word {
@@ -103,5 +104,7 @@ mod tests {
         assert_eq!(closest("node9", ["node09", "node10"]), Some("node09"));
         assert_eq!(closest("gpu", ["xeon", "opteron"]), None);
         assert_eq!(closest("", ["a"]), None);
+        assert_eq!(closest("c", ["a", "b"]), None);
+        assert_eq!(closest("A", ["a", "b"]), Some("a"));
     }
 }

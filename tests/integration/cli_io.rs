@@ -94,6 +94,16 @@ fn out_is_refused_before_solving_when_it_would_destroy_something() {
 }
 
 #[test]
+fn an_out_file_that_cannot_be_written_is_exit_4_not_bad_input() {
+    // /proc takes no new files, even from root: the search succeeded and printed its mapping,
+    // the file could not be written.
+    let o = flowmap(&["solve", APP, CLUSTER, "--out", "/proc/flowmap-out-test.toml"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("Status: feasible"));
+    assert!(stderr(&o).contains("cannot write /proc/flowmap-out-test.toml"), "{}", stderr(&o));
+}
+
+#[test]
 fn bad_input_with_format_json_is_a_json_error_object() {
     // Two independent mistakes in one file (tests/bad-inputs/load-above-one): both, with lines.
     let o = flowmap(&["check", "tests/bad-inputs/load-above-one/app.toml", CLUSTER, MAPPING, "--format", "json"]);

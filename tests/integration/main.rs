@@ -4,6 +4,7 @@
 mod bad_input;
 mod cli;
 mod cli_io;
+mod fuzz;
 mod generated;
 mod hand;
 mod optimise;
