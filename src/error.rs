@@ -102,7 +102,7 @@ impl Sink {
     }
     pub fn push(&mut self, line: Option<usize>, item: impl Into<String>, message: impl Into<String>) {
         self.pushed += 1;
-        let message = message.into();
+        let message = cut(message.into(), 2_000);
         let key = shape(&message);
         if let Some(&(shown, last)) = self.shapes.get(&key) {
             if shown >= SHOWN_PER_SHAPE {
@@ -116,7 +116,7 @@ impl Sink {
         }
         let s = self.shapes.entry(key).or_insert((0, 0));
         *s = (s.0 + 1, self.errors.len());
-        self.errors.push(InputError::new(self.file.clone(), line, item, message));
+        self.errors.push(InputError::new(self.file.clone(), line, cut(item.into(), 200), message));
     }
     pub fn is_empty(&self) -> bool {
         self.pushed == 0
@@ -149,6 +149,19 @@ impl Sink {
             Some(e) => Err(e),
         }
     }
+}
+
+/// `s` cut to `max` bytes (at a character boundary), saying so: a message never echoes a whole
+/// megabyte-long name.
+fn cut(s: String, max: usize) -> String {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{} [... {} more bytes]", &s[..end], s.len() - end)
 }
 
 /// A message with its quoted parts and numbers blanked out: errors of one shape differ only in

@@ -5,7 +5,7 @@ use super::against::{self, GroupRefs};
 use super::doc::Doc;
 use super::suggest::{hint, listing};
 use super::units::{split_unit, Dim};
-use super::{caps, expr, valid_name, Expander, Override};
+use super::{caps, expr, short, valid_name, Expander, Override, NAME_RULE};
 use crate::error::{InputError, InputErrors, Sink};
 use crate::model::*;
 use petgraph::graph::DiGraph;
@@ -318,7 +318,7 @@ impl Builder<'_> {
         self.broken.push(true);
         self.tainted.push(false);
         if !valid_name(n) {
-            self.sink.push(line, format!("{what} \"{n}\""), "names use letters, digits, _, - and . only");
+            self.sink.push(line, format!("{what} \"{}\"", short(n)), NAME_RULE);
             return None;
         }
         let k = match inst {
@@ -864,6 +864,16 @@ fn per_type(
             }
         },
         RawPerType::ByType(m) => {
+            if m.len() > caps::PROCESSOR_TYPES || m.keys().any(|t| t.chars().count() > caps::NAME_CHARS) {
+                let msg = format!(
+                    "{field} lists {} processor types; at most {}, named in at most {} characters",
+                    m.len(),
+                    caps::PROCESSOR_TYPES,
+                    caps::NAME_CHARS
+                );
+                sink.push(line, item, msg);
+                return None;
+            }
             let mut out = BTreeMap::new();
             let mut ok = true;
             for (t, s) in m {
@@ -881,6 +891,7 @@ fn per_type(
                 sink.push(line, item, format!("{field} lists no processor type"));
                 ok = false;
             }
+
             ok.then_some(PerType::ByType(out))
         }
     }

@@ -5,7 +5,7 @@ use super::app::{measured, Scalar};
 use super::doc::Doc;
 use super::suggest::{hint, listing};
 use super::units::Dim;
-use super::{caps, valid_name, Expander};
+use super::{caps, short, valid_name, Expander, NAME_RULE};
 use crate::error::{InputError, InputErrors, Sink};
 use crate::model::{Cluster, Network, NetworkId, Node};
 use serde::Deserialize;
@@ -196,11 +196,16 @@ fn apply(d: &mut Draft, raw: RawCluster, doc: &Doc) -> Result<(), InputErrors> {
     let mut broken: HashSet<&str> = HashSet::new();
     for n in &raw.networks {
         let name = n.name.get_ref().clone();
-        let item = format!("network {name}");
+        let item = format!("network {}", short(&name));
         if !valid_name(&name) {
-            sink.push(ln(n.name.span()), &item, "names use letters, digits, _, - and . only");
+            sink.push(ln(n.name.span()), &item, NAME_RULE);
             broken.insert(n.name.get_ref());
             continue;
+        }
+        if d.networks.len() >= caps::NETWORKS && !d.networks.iter().any(|x| x.name == name) {
+            let msg = format!("the cluster has more than {} networks, the most flowmap handles", caps::NETWORKS);
+            sink.push(ln(n.name.span()), &item, msg);
+            break;
         }
         // A wrong value still declares the network (the cluster is rejected anyway), so nodes on
         // it are not also told it is undeclared.
@@ -223,7 +228,19 @@ fn apply(d: &mut Draft, raw: RawCluster, doc: &Doc) -> Result<(), InputErrors> {
                 continue;
             }
         };
-        let item = format!("nodes {}", list.first().cloned().unwrap_or_default());
+        let item = format!("nodes {}", list.first().map(|n| short(n)).unwrap_or_default());
+        // Each node keeps its own copy of the group's networks: listed once each, and few.
+        let mut seen = HashSet::new();
+        let nets: Vec<String> = g.networks.get_ref().iter().filter(|n| seen.insert(n.as_str())).cloned().collect();
+        if nets.len() > caps::NETWORKS || g.processor.chars().count() > caps::NAME_CHARS {
+            let msg = format!(
+                "a node is on at most {} networks and its processor type has at most {} characters",
+                caps::NETWORKS,
+                caps::NAME_CHARS
+            );
+            sink.push(ln(g.networks.span()), &item, msg);
+            continue;
+        }
         let cpus = *g.cpus.get_ref();
         let cpus = if (1..=100_000).contains(&cpus) {
             cpus as u32
@@ -233,10 +250,10 @@ fn apply(d: &mut Draft, raw: RawCluster, doc: &Doc) -> Result<(), InputErrors> {
         };
         for name in list {
             if !valid_name(&name) {
-                sink.push(ln(g.names.span()), format!("node \"{name}\""), "names use letters, digits, _, - and . only");
+                sink.push(ln(g.names.span()), format!("node \"{}\"", short(&name)), NAME_RULE);
                 continue;
             }
-            let node = DraftNode { name, cpus, processor: g.processor.clone(), networks: g.networks.get_ref().clone() };
+            let node = DraftNode { name, cpus, processor: g.processor.clone(), networks: nets.clone() };
             if !d.put(node) && !full {
                 full = true;
                 sink.push(
@@ -256,20 +273,25 @@ fn apply(d: &mut Draft, raw: RawCluster, doc: &Doc) -> Result<(), InputErrors> {
                     continue;
                 }
             };
+            let nets: HashSet<&String> = a.networks.get_ref().iter().collect();
+            if nets.len() > caps::NETWORKS {
+                let msg = format!("lists more than {} networks", caps::NETWORKS);
+                sink.push(ln(a.networks.span()), verb, msg);
+                continue;
+            }
             let mut missing = Vec::new();
             for name in nodes {
                 let Some(node) = d.node_mut(&name) else {
                     missing.push(name);
                     continue;
                 };
-                for net in a.networks.get_ref() {
-                    if verb == "attach" {
-                        if !node.networks.contains(net) {
-                            node.networks.push(net.clone());
-                        }
-                    } else {
-                        node.networks.retain(|n| n != net);
-                    }
+                if verb == "attach" {
+                    let have: HashSet<String> = node.networks.iter().cloned().collect();
+                    let new = a.networks.get_ref().iter().filter(|n| !have.contains(*n));
+                    let mut added = HashSet::new();
+                    node.networks.extend(new.filter(|n| added.insert(*n)).cloned());
+                } else {
+                    node.networks.retain(|n| !nets.contains(n));
                 }
             }
             if let Some(first) = missing.first() {
@@ -280,6 +302,7 @@ fn apply(d: &mut Draft, raw: RawCluster, doc: &Doc) -> Result<(), InputErrors> {
         }
     }
     // Every network a node is on must be declared (checked here so the line is known).
+    let declared: HashSet<&str> = d.networks.iter().map(|n| n.name.as_str()).collect();
     let groups = raw
         .nodes
         .iter()
@@ -290,8 +313,9 @@ fn apply(d: &mut Draft, raw: RawCluster, doc: &Doc) -> Result<(), InputErrors> {
             Names::One(s) => s.clone(),
             Names::Many(v) => listing(v.iter().map(|s| s.as_str())),
         };
+        let mut seen = HashSet::new();
         for net in nets.get_ref() {
-            if !broken.contains(net.as_str()) && !d.networks.iter().any(|n| &n.name == net) {
+            if seen.insert(net) && !broken.contains(net.as_str()) && !declared.contains(net.as_str()) {
                 let h = hint(net, d.networks.iter().map(|n| n.name.as_str()));
                 sink.push(
                     ln(nets.span()),
@@ -314,11 +338,12 @@ fn names_of(n: &Names) -> Vec<&String> {
 fn finish(d: Draft, file: &str) -> Result<Cluster, InputErrors> {
     let mut sink = Sink::new(file);
     let mut nodes = Vec::with_capacity(d.nodes.len());
+    let index: HashMap<&str, usize> = d.networks.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
     for DraftNode { name, cpus, processor, networks: nets } in d.nodes {
         let mut ids: Vec<NetworkId> = Vec::new();
         for n in &nets {
-            match d.networks.iter().position(|x| &x.name == n) {
-                Some(i) => {
+            match index.get(n.as_str()) {
+                Some(&i) => {
                     if !ids.contains(&NetworkId(i as u32)) {
                         ids.push(NetworkId(i as u32))
                     }

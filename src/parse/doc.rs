@@ -10,7 +10,7 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 /// Misspelt keys reported per file before the rest of the file is read as it is.
-const MAX_KEY_ERRORS: usize = 20;
+const MAX_KEY_ERRORS: usize = 10;
 
 pub(crate) struct Doc<'a> {
     pub src: &'a str,

@@ -135,7 +135,7 @@ pub fn mapping_from_str(
                 }
             }),
             RawPlace::Block(b) => nodes_of(&mut sink, &b.nodes, &item, line).and_then(|ids| {
-                if b.per_node == 0 || ids.len() * b.per_node < targets.len() {
+                if b.per_node == 0 || ids.len().saturating_mul(b.per_node) < targets.len() {
                     sink.push(
                         line,
                         &item,
@@ -181,7 +181,15 @@ pub fn mapping_from_str(
     }
     let conn_index: HashMap<&str, usize> =
         app.connections.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
-    for r in &raw.route {
+    // A route repeated later is overridden by the later one: only the last of each is applied.
+    let last: HashMap<(&str, Option<&str>, Option<&str>), usize> = raw
+        .route
+        .iter()
+        .enumerate()
+        .map(|(i, r)| ((r.connection.get_ref().as_str(), r.from.as_deref(), r.to.as_deref()), i))
+        .collect();
+    for (i, r) in raw.route.iter().enumerate() {
+        let key = (r.connection.get_ref().as_str(), r.from.as_deref(), r.to.as_deref());
         let cname = r.connection.get_ref();
         let item = format!("route {cname}");
         let Some(conn) = conn_index.get(cname.as_str()).map(|&i| &app.connections[i]) else {
@@ -199,6 +207,9 @@ pub fn mapping_from_str(
             sink.push(ln(r.network.span()), &item, format!("unknown network \"{}\"{h}", r.network.get_ref()));
             continue;
         };
+        if last[&key] != i {
+            continue; // names checked, edges set by the later route
+        }
         // With from (or to), only that object's edges are looked at.
         let end = |name: &Option<String>| -> Result<Option<ObjectId>, String> {
             match name {

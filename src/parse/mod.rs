@@ -33,8 +33,14 @@ pub mod caps {
     pub const EXPRESSION_CHARS: usize = 256;
     /// Names in one range such as `node001..node999`.
     pub const RANGE_NAMES: u64 = 100_000;
-    /// Names made by all the ranges of one file together.
+    /// Names in all the name lists of one file together, ranges expanded.
     pub const NAMES_PER_FILE: u64 = 1_000_000;
+    /// Characters in a name (module, filter, node, network, processor type; names made by ranges).
+    pub const NAME_CHARS: usize = 200;
+    /// Networks in a cluster.
+    pub const NETWORKS: usize = 1_000;
+    /// Processor types in one `texec` or `load` table.
+    pub const PROCESSOR_TYPES: usize = 100;
     /// Nodes in a cluster.
     pub const NODES: usize = 10_000;
     /// Module and filter instances in an application, all groups together.
@@ -158,9 +164,12 @@ impl Expander {
 
     /// One name or range; any string without `..` is one name.
     pub fn one(&mut self, s: &str) -> Result<Vec<String>, String> {
+        let full = || format!("the file's name lists make more than {} names", caps::NAMES_PER_FILE);
         let Some((a, b)) = s.split_once("..") else {
+            self.left = self.left.checked_sub(1).ok_or_else(full)?;
             return Ok(vec![s.to_string()]);
         };
+        let shown = short(s);
         let split = |x: &str| {
             let x = x.trim();
             let cut = x.trim_end_matches(|c: char| c.is_ascii_digit()).len();
@@ -169,26 +178,26 @@ impl Expander {
         let (pa, na) = split(a);
         let (pb, nb) = split(b);
         if na.is_empty() || nb.is_empty() || pa != pb {
-            return Err(format!("cannot expand range \"{s}\": write it as prefixNN..prefixMM"));
+            return Err(format!("cannot expand range \"{shown}\": write it as prefixNN..prefixMM"));
         }
         let (Ok(lo), Ok(hi)) = (na.parse::<u64>(), nb.parse::<u64>()) else {
-            return Err(format!("bad number in range \"{s}\""));
+            return Err(format!("bad number in range \"{shown}\""));
         };
         if hi < lo {
-            return Err(format!("empty range \"{s}\": {hi} < {lo}"));
+            return Err(format!("empty range \"{shown}\": {hi} < {lo}"));
+        }
+        if hi - lo >= caps::RANGE_NAMES {
+            return Err(format!("range \"{shown}\" has more than {} names, the most a range has", caps::RANGE_NAMES));
         }
         let n = hi - lo + 1;
-        if n > caps::RANGE_NAMES {
-            return Err(format!("range \"{s}\" has {n} names; a range has at most {}", caps::RANGE_NAMES));
+        let w = na.len();
+        if pa.chars().count() + w.max(nb.len()) > caps::NAME_CHARS {
+            return Err(format!("range \"{shown}\" makes names longer than {} characters", caps::NAME_CHARS));
         }
         if n > self.left {
-            return Err(format!(
-                "range \"{s}\" makes the file's ranges expand to more than {} names",
-                caps::NAMES_PER_FILE
-            ));
+            return Err(format!("range \"{shown}\": {}", full()));
         }
         self.left -= n;
-        let w = na.len();
         Ok((lo..=hi).map(|i| format!("{pa}{i:0w$}")).collect())
     }
 
@@ -202,10 +211,25 @@ impl Expander {
     }
 }
 
-/// Names of objects and nodes: letters, digits, `_`, `-`, `.`; not empty.
+/// Names of objects and nodes: letters, digits, `_`, `-`, `.`; not empty; at most
+/// [`caps::NAME_CHARS`] characters.
 pub(crate) fn valid_name(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.') && !s.contains("..")
+    !s.is_empty()
+        && s.chars().count() <= caps::NAME_CHARS
+        && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.')
+        && !s.contains("..")
 }
+
+/// A name as quoted in a message: at most 40 characters.
+pub(crate) fn short(s: &str) -> String {
+    match s.char_indices().nth(40) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// What `valid_name` asks for.
+pub(crate) const NAME_RULE: &str = "names use letters, digits, _, - and . only, at most 200 characters";
 
 #[cfg(test)]
 mod tests {
@@ -218,7 +242,8 @@ mod tests {
         assert_eq!(x.one("solo").unwrap(), vec!["solo"]);
         assert!(x.one("a1..b2").is_err());
         assert!(x.one("n5..n1").is_err());
-        assert!(x.one("n1..n100001").unwrap_err().contains("at most 100000"));
+        assert!(x.one("n1..n100001").unwrap_err().contains("more than 100000 names"));
+        assert!(x.one("n0..n18446744073709551615").unwrap_err().contains("more than 100000 names"));
     }
 
     #[test]
@@ -229,5 +254,6 @@ mod tests {
             assert_eq!(x.one("n1..n100000").unwrap().len(), 100_000);
         }
         assert!(x.one("n1..n2").unwrap_err().contains("more than 1000000 names"));
+        assert!(x.one("n1").unwrap_err().contains("more than 1000000 names"));
     }
 }
