@@ -25,8 +25,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Cases per test, unless FLOWMAP_FUZZ_CASES says otherwise.
-const LIB_CASES: u32 = 300;
-const CLI_CASES: u32 = 24;
+const LIB_CASES: u32 = 1000;
+const CLI_CASES: u32 = 16;
 /// A run slower than this fails the long run (FLOWMAP_FUZZ_CASES set).
 const SLOW: Duration = Duration::from_secs(5);
 /// A run still going after this is killed and counted as a hang (in every mode).
