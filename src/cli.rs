@@ -242,9 +242,10 @@ pub struct SolveArgs {
     /// A partial mapping to complete (a complete one is validated).
     #[arg(long, value_name = "MAPPING")]
     pub fix: Option<PathBuf>,
-    /// Stop searching after this many seconds (the best answer so far is returned).
-    #[arg(long, value_name = "SECONDS")]
-    pub time_limit: Option<f64>,
+    /// Stop after this many seconds in all (parsing, presolve, search; the best answer so far is
+    /// returned): from 0 to 1,000,000.
+    #[arg(long, value_name = "SECONDS", value_parser = crate::parse::args::time_limit, allow_negative_numbers = true)]
+    pub time_limit: Option<std::time::Duration>,
     /// Seed of the solver's random choices (same seed, same answer).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -274,7 +275,7 @@ pub struct SolveArgs {
     pub max_csp_size: usize,
     /// With --minimize: run this many searches in parallel (seeds seed, seed + 1, ...); the
     /// first proof stops the others. The answer depends only on the input, seed and job count.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value = "1", value_parser = crate::parse::args::jobs, allow_negative_numbers = true)]
     pub jobs: usize,
     /// Report progress on stderr every few seconds even when it is not a terminal (for logs);
     /// on a terminal a status line is shown anyway.
@@ -303,11 +304,11 @@ pub struct LimitArgs {
     #[arg(long, value_name = "LO..HI")]
     pub range: Option<String>,
     /// Probes solved in parallel (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::parse::args::jobs, allow_negative_numbers = true)]
     pub jobs: Option<usize>,
-    /// Time limit for each probe, seconds.
-    #[arg(long, value_name = "SECONDS")]
-    pub time_limit: Option<f64>,
+    /// Time limit for the whole search (every probe), seconds, from 0 to 1,000,000.
+    #[arg(long, value_name = "SECONDS", value_parser = crate::parse::args::time_limit, allow_negative_numbers = true)]
+    pub time_limit: Option<std::time::Duration>,
     /// Seed of the solver's random choices (same seed, same answer).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
