@@ -419,11 +419,18 @@ fn export_cmd(i: &Inputs) -> ExitCode {
             let text = serde_json::to_string(&report::export_json(&app, &cluster, &n)).expect("json");
             emit_then(&(text + "\n"), ExitCode::SUCCESS)
         }
-        Err(reasons) => {
+        Err(solve::ExportError::NoMapping(reasons)) => {
             for r in reasons {
                 say(&format!("no mapping can exist: {r}"));
             }
             ExitCode::from(1)
+        }
+        Err(solve::ExportError::TooLarge { literals }) => {
+            say(&format!(
+                "error: the CSP would have {literals} placement and edge-end literals, above the export's {} (flowmap solve handles such instances with large-neighbourhood search)",
+                solve::EXPORT_MAX_LITERALS
+            ));
+            ExitCode::from(3)
         }
     }
 }

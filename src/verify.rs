@@ -231,10 +231,29 @@ fn model_diagnostics(
     // below the frequency the synchronisation analysis gives (T_it > T_it with T_cexec = T_exec).
     let in_cycle = |o: ObjectId| p.cycles.iter().chain(&p.lockstep).any(|c| c.contains(&o));
     let mut lowered = false;
+    // Modules per node, once (a node may hold thousands: lists in messages are capped).
+    let mut on_node: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, m) in p.modules.iter().enumerate() {
+        on_node.entry(m.node.0).or_default().push(i);
+    }
+    const LISTED: usize = 8;
     for (i, m) in p.modules.iter().enumerate() {
         let node = cluster.node(m.node);
         let others = || -> Vec<String> {
-            p.modules.iter().filter(|x| x.node == m.node && x.object != m.object).map(|x| name(x.object)).collect()
+            on_node[&m.node.0]
+                .iter()
+                .filter(|&&j| j != i)
+                .take(LISTED + 1)
+                .map(|&j| name(p.modules[j].object))
+                .collect()
+        };
+        let count_others = on_node[&m.node.0].len() - 1;
+        let listed_others = |o: &[String]| -> String {
+            if count_others <= LISTED {
+                o.join(", ")
+            } else {
+                format!("{} and {} more", o[..LISTED].join(", "), count_others - LISTED)
+            }
         };
         if m.ldc <= 0.0 {
             let others = others();
@@ -245,7 +264,7 @@ fn model_diagnostics(
                     name(m.object),
                     node.name,
                     node.cpus,
-                    others.join(", ")
+                    listed_others(&others)
                 ),
                 subjects: std::iter::once(name(m.object))
                     .chain(std::iter::once(node.name.clone()))
@@ -263,7 +282,11 @@ fn model_diagnostics(
                 message: format!(
                     "{} runs at {:.3} Hz instead of {:.3} Hz: on {} ({} CPUs) it shares a CPU with {} and gets {:.1} % of it (LD {:.2}), so T_cexec = {} > T_exec = {}",
                     name(m.object), m.frequency(), 1.0 / m.tit_sync, node.name, node.cpus,
-                    p.modules.iter().filter(|x| x.node == m.node && x.cpu == m.cpu && x.object != m.object).map(|x| name(x.object)).collect::<Vec<_>>().join(", "),
+                    {
+                        let same: Vec<usize> = on_node[&m.node.0].iter().copied().filter(|&j| j != i && p.modules[j].cpu == m.cpu).collect();
+                        let names: Vec<String> = same.iter().take(LISTED).map(|&j| name(p.modules[j].object)).collect();
+                        if same.len() > LISTED { format!("{} and {} more", names.join(", "), same.len() - LISTED) } else { names.join(", ") }
+                    },
                     m.ldc * 100.0, m.ld, ms(m.tcexec), ms(m.texec)
                 ),
                 subjects: std::iter::once(name(m.object)).chain(std::iter::once(node.name.clone())).chain(others).collect(),

@@ -307,9 +307,10 @@ pub fn neutral(app: &Application, cluster: &Cluster, an: &Analysis, filter_local
             }
         })
         .collect();
+    // Rows beyond 5,000,000 terms are left out (each family is optional: the verifier decides).
     let all = vec![true; cluster.nodes.len()];
-    let mut rows = first_round_rows(app, cluster, an, usize::MAX, &all).unwrap_or_default();
-    rows.extend(keep_up_rows(app, cluster, an, usize::MAX, &all).unwrap_or_default());
+    let mut rows = first_round_rows(app, cluster, an, 5_000_000, &all).unwrap_or_default();
+    rows.extend(keep_up_rows(app, cluster, an, 5_000_000, &all).unwrap_or_default());
     Neutral { objects, edges, rows, self_paced_cap: true, filter_locality, nodes_lower_bound: bound }
 }
 

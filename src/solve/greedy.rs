@@ -607,10 +607,14 @@ fn construct_with(cx: Ctx, st: Strategy, forced: bool) -> Option<Mapping> {
 
 /// The best sound mapping the constructions find (fewest nodes, then the first strategy), with
 /// its report. Stops after the first sound one unless `minimize`.
-pub fn best(cx: Ctx, minimize: bool) -> Option<(Mapping, Report)> {
+/// `stop` is polled between strategies (the first one always runs).
+pub fn best(cx: Ctx, minimize: bool, stop: &mut dyn FnMut() -> bool) -> Option<(Mapping, Report)> {
     let Ctx { app, cluster, popts, .. } = cx;
     let mut best: Option<(Mapping, Report, i64)> = None;
-    for st in STRATEGIES {
+    for (i, st) in STRATEGIES.into_iter().enumerate() {
+        if i > 0 && stop() {
+            break;
+        }
         let Some(m) = construct(cx, st) else { continue };
         let r = verify::check(app, cluster, &m, popts);
         if r.verdict != Verdict::Sound {

@@ -60,6 +60,15 @@ pub struct LimitOutcome {
     pub violation: Option<(f64, f64)>,
 }
 
+/// What is left of the whole run's time limit: `Some(None)` without one, `None` once spent.
+/// Every probe gets what is left, so the limit bounds all probes together.
+fn left(start: std::time::Instant, opts: &SolveOptions) -> Option<Option<std::time::Duration>> {
+    match opts.time_limit {
+        None => Some(None),
+        Some(l) => l.checked_sub(start.elapsed()).filter(|d| !d.is_zero()).map(Some),
+    }
+}
+
 fn feasible(s: Status) -> bool {
     matches!(s, Status::Feasible | Status::Optimal)
 }
@@ -82,6 +91,10 @@ pub fn param_limit(
     let inner = SolveOptions { progress: None, ..opts.clone() };
     let done = std::sync::atomic::AtomicUsize::new(0);
     let probe_all = |values: Vec<f64>| -> Result<Vec<Probe>, String> {
+        let Some(time_limit) = left(start, opts) else {
+            return Ok(Vec::new());
+        };
+        let inner = SolveOptions { time_limit, ..inner.clone() };
         values
             .into_par_iter()
             .map(|v| {
@@ -118,7 +131,11 @@ pub fn param_limit(
             }
             let batch: Vec<f64> = (1..=jobs).map(|k| snap(next * 2f64.powi(k as i32))).collect();
             next = *batch.last().expect("jobs >= 1");
-            all.extend(probe_all(batch)?);
+            let got = probe_all(batch)?;
+            if got.is_empty() {
+                break;
+            }
+            all.extend(got);
         }
     }
     loop {
@@ -158,6 +175,7 @@ pub fn param_limit(
             return Ok(finish(all, LimitStatus::Unknown, None, cluster, make, &opts.perf));
         }
         let got = probe_all(fresh)?;
+        // An empty batch: the time limit is spent.
         let stuck = got.iter().all(|p| p.outcome.status == Status::Unknown);
         all.extend(got);
         if stuck {
@@ -216,7 +234,12 @@ pub fn frequency_limit(
     let mut all: Vec<Probe> = Vec::new();
     let mut required = 0.0f64;
     let mut status = LimitStatus::Unknown;
+    let start = std::time::Instant::now();
     for _ in 0..max_steps {
+        let Some(time_limit) = left(start, opts) else {
+            break;
+        };
+        let opts = &SolveOptions { time_limit, ..opts.clone() };
         let mut a = app.clone();
         if required > 0.0 {
             a.requirements.push(Requirement::MinFrequency { name: "limit probe".into(), group, hz: required });
