@@ -487,3 +487,48 @@ fn random_instances_exercise_rejections_and_nogoods() {
         "empty {empty} nonempty {nonempty} rejected {rejected} general {general}"
     );
 }
+
+/// `tiny()` plus a min_frequency requirement on m1 (10 to 50 Hz), whose upstream m0 may cost
+/// twice as much on processor type b: the requirement binds on some nodes and not on others.
+fn tiny_with_requirement() -> impl Strategy<Value = Tiny> {
+    (tiny(), prop::sample::select(vec![10u32, 20, 30, 50])).prop_map(|(mut t, hz)| {
+        t.app += &format!("[[requirements]]\nmodule = \"m1\"\nmin_frequency = \"{hz} Hz\"\n");
+        t
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(150), .. ProptestConfig::default() })]
+
+    /// The presolve never removes a node that a sound mapping uses (every brute-force sound
+    /// mapping lies inside the presolved domains), and the lower bounds (static and class-level)
+    /// never exceed the brute-force minimum number of nodes.
+    #[test]
+    fn presolve_and_bounds_keep_every_sound_mapping(t in tiny_with_requirement()) {
+        let app = parse::application_from_str(&t.app, "app.toml", &[]);
+        prop_assume!(app.is_ok());
+        let app = app.unwrap();
+        let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
+        let want = brute_force(&app, &cluster);
+        let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+        if !an.problems.is_empty() {
+            // The presolve refuted the instance: brute force must agree.
+            prop_assert!(want.is_empty(), "presolve refuted a feasible instance: {:?}\n{}\n{}", an.problems, t.app, t.cluster);
+            return Ok(());
+        }
+        for (nodes, _) in &want {
+            for (i, &n) in nodes.iter().enumerate() {
+                prop_assert!(an.domain[i].contains(&NodeId(n)), "object {} lost node n{}\n{}\n{}", i, n, t.app, t.cluster);
+            }
+        }
+        if let Some(min) = want.iter().map(|(nodes, _)| nodes.iter().collect::<BTreeSet<_>>().len() as i64).min() {
+            let fixed = solve::nodes_lower_bound(&app, &cluster, &an, false);
+            prop_assert!(fixed <= min, "static bound {} above the minimum {}", fixed, min);
+            let b = flowmap::csp::bound::class_bound(
+                &app, &cluster, &an, 0, std::time::Duration::from_secs(5),
+                &mut pumpkin_solver::core::termination::Indefinite,
+            );
+            prop_assert!(b.nodes <= min, "class bound {} above the minimum {}\n{}\n{}", b.nodes, min, t.app, t.cluster);
+        }
+    }
+}
