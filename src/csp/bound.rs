@@ -17,6 +17,7 @@
 //!   of B are at most the modules of the classes some member of B may follow (Hall's
 //!   condition), posted for B = the classes with u at least t, with key at least s, and each
 //!   single class.
+//!
 //! Members of synchronous cycles and lockstep groups (threads) take no CPU in this count;
 //! filters are ignored.
 //!
@@ -47,7 +48,7 @@ const MAX_PAIRS: usize = 2_000;
 /// Above this many terms in the relaxation, the Hall-type stacking rows are left out.
 const MAX_TERMS: usize = 200_000;
 /// Above this many rows, the LP is not tried (microlp's dense steps grow quadratically).
-const MAX_LP_ROWS: usize = 4_000;
+const MAX_LP_ROWS: usize = 20_000;
 
 struct Class {
     /// Node classes the module class may use, with the most permissive stacking parameters of
@@ -57,10 +58,13 @@ struct Class {
 }
 
 /// The relaxation as rows: `Σ a x >= b` or `Σ a x = b` over variables 0 <= x <= upper.
+/// A row: terms (variable, coefficient), whether it is an equality, right-hand side.
+type Row = (Vec<(usize, f64)>, bool, f64);
+
 struct Rows {
     upper: Vec<f64>,
     cost: Vec<f64>,
-    rows: Vec<(Vec<(usize, f64)>, bool, f64)>,
+    rows: Vec<Row>,
     /// Σ used <= this row's right-hand side is added per probe (index of the objective's terms).
     used: Vec<usize>,
     /// Terms in all rows.
@@ -142,7 +146,9 @@ fn classes(app: &Application, cluster: &Cluster, an: &Analysis, fine: bool) -> O
             member[n.ix()][i] = true;
         }
     }
-    let mut node_class: BTreeMap<(u32, &str, Vec<u32>, Vec<bool>), Vec<NodeId>> = BTreeMap::new();
+    // Key: CPUs, processor type, networks, membership in each distinct domain.
+    type Key<'a> = (u32, &'a str, Vec<u32>, Vec<bool>);
+    let mut node_class: BTreeMap<Key, Vec<NodeId>> = BTreeMap::new();
     for (i, n) in cluster.nodes.iter().enumerate() {
         let key = (n.cpus, n.processor.as_str(), n.networks.iter().map(|k| k.0).collect(), member[i].clone());
         node_class.entry(key).or_default().push(NodeId(i as u32));
@@ -259,10 +265,8 @@ fn relaxation(cluster: &Cluster, node_classes: &[Vec<NodeId>], classes: &[Class]
             let t: Vec<(usize, f64)> = coef.into_iter().filter(|e| e.1 != 0.0).collect();
             r.ge(t, 0.0);
         };
-        let orders: [Box<dyn Fn(&Stack, &Stack) -> std::cmp::Ordering>; 2] = [
-            Box::new(|a: &Stack, b: &Stack| b.u.total_cmp(&a.u)),
-            Box::new(|a: &Stack, b: &Stack| b.key_lo.total_cmp(&a.key_lo)),
-        ];
+        let orders: [fn(&Stack, &Stack) -> std::cmp::Ordering; 2] =
+            [|a, b| b.u.total_cmp(&a.u), |a, b| b.key_lo.total_cmp(&a.key_lo)];
         for order in &orders {
             let mut idx: Vec<usize> = (0..here.len()).collect();
             idx.sort_by(|&i, &j| order(&here[i].1, &here[j].1).then(i.cmp(&j)));
@@ -285,8 +289,8 @@ fn relaxation(cluster: &Cluster, node_classes: &[Vec<NodeId>], classes: &[Class]
             }
         }
         if here.len() <= 24 {
-            for i in 0..here.len() {
-                hall(&[i], &follows[i], &mut r);
+            for (i, f) in follows.iter().enumerate() {
+                hall(&[i], f, &mut r);
             }
         }
         if r.terms > MAX_TERMS {
@@ -335,10 +339,10 @@ fn lp_bound(r: &Rows, budget: Duration) -> Option<i64> {
             at[j] += a * w[i];
         }
     }
-    for j in 0..r.cost.len() {
-        let excess = at[j] - r.cost[j];
+    for ((a, c), u) in at.iter().zip(&r.cost).zip(&r.upper) {
+        let excess = a - c;
         if excess > 0.0 {
-            bound -= excess * r.upper[j];
+            bound -= excess * u;
         }
     }
     bound.is_finite().then(|| (bound - 1e-6).ceil().max(0.0) as i64)

@@ -111,6 +111,18 @@ pub struct LnsStats {
     pub rejected: usize,
 }
 
+impl LnsStats {
+    /// Adds another job's counts.
+    pub fn add(&mut self, o: &LnsStats) {
+        self.iterations += o.iterations;
+        self.improvements += o.improvements;
+        self.sat += o.sat;
+        self.unsat += o.unsat;
+        self.unknown += o.unknown;
+        self.rejected += o.rejected;
+    }
+}
+
 /// What to improve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Goal {

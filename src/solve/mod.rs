@@ -407,13 +407,14 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     );
     let minimizing = opts.minimize.is_some();
     // Minimising: a stronger bound from the class relaxation (csp::bound), within a tenth of
-    // the time limit (at most 2 s).
+    // the time limit (at most 6 s; three quarters of it for the LP, which needs about 3 s at
+    // 300/64 on this machine and gives nothing when interrupted).
     let static_bound =
         if minimizing && !fix.is_some_and(|f| f.placement.iter().any(|p| p.is_some_and(|p| p.cpu.is_some()))) {
             let t = Instant::now();
-            let share = opts.time_limit.map(|l| (l / 10).min(Duration::from_secs(2))).unwrap_or(Duration::from_secs(2));
+            let share = opts.time_limit.map(|l| (l / 10).min(Duration::from_secs(6))).unwrap_or(Duration::from_secs(6));
             let mut cut = Stop { budget: Some(TimeBudget::starting_now(share)), flag: opts.stop.clone(), done: None };
-            let b = crate::csp::bound::class_bound(app, cluster, &an, static_bound, share / 2, &mut cut);
+            let b = crate::csp::bound::class_bound(app, cluster, &an, static_bound, share.mul_f64(0.75), &mut cut);
             stats.bound_s = t.elapsed().as_secs_f64();
             stats.class_bound = Some(b.nodes);
             static_bound.max(b.nodes)
@@ -546,56 +547,103 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
         merge(&mut stats, &r.stats);
         return finish(r.status, r.best, r.bound, stats);
     }
-    // Portfolio: `jobs` minimisations with seeds seed, seed + 1, ..., each on its own model (a
-    // pumpkin Solver is not Send), all starting from the warm start's incumbent. The first proof
-    // (optimal or infeasible) stops the others. The answer does not depend on which job won:
-    // a proven infeasibility is the same for all; for a proven optimum v the mapping returned
-    // is the warm start's if it has v nodes, else the first one job 0's search finds with at
-    // most v nodes (a fresh, single-threaded, seeded search).
+    // Portfolio: job 0 searches the CSP (the only job that can prove); jobs 1.. run LNS from the
+    // same incumbent with seeds seed + 1, ..., each on small sub-models, so memory is one CSP
+    // plus sub-models (not `jobs` CSPs) and the jobs differ. A proof by job 0 stops the others.
+    // A proven answer is job 0's and does not depend on the others; an answer at the time
+    // limit is the fewest nodes (job 0 first on ties, then the lowest LNS job).
     let done = Arc::new(AtomicBool::new(false));
-    let results: Vec<Searched> = std::thread::scope(|sc| {
-        let hs: Vec<_> = (0..jobs)
+    let (csp, workers): (Searched, Vec<LnsJob>) = std::thread::scope(|sc| {
+        let hs: Vec<_> = (1..jobs)
             .map(|j| {
-                let job = job(j, Some(done.clone()), None);
-                sc.spawn(move || search(job))
+                let (done, an, start_map) = (done.clone(), &an, best.clone());
+                sc.spawn(move || {
+                    let budget = lns::Budget { deadline, stop: opts.stop.clone(), done: Some(done) };
+                    lns_worker(
+                        app,
+                        cluster,
+                        an,
+                        fix,
+                        opts,
+                        opts.build.seed.wrapping_add(j as u64),
+                        start_map,
+                        static_bound,
+                        &budget,
+                    )
+                })
             })
             .collect();
-        hs.into_iter().map(|h| h.join().expect("search job")).collect()
+        let r = search(job(0, None, None));
+        if matches!(r.status, Status::Optimal | Status::Infeasible) {
+            done.store(true, Ordering::Relaxed);
+        }
+        (r, hs.into_iter().map(|h| h.join().expect("LNS job")).collect())
     });
-    for r in &results {
-        merge(&mut stats, &r.stats);
+    merge(&mut stats, &csp.stats);
+    for (_, ls) in &workers {
+        stats.lns.add(ls);
     }
-    stats.build_s = results.iter().map(|r| r.stats.build_s).fold(0.0, f64::max);
-    if results.iter().any(|r| r.status == Status::Infeasible) {
-        return finish(Status::Infeasible, None, static_bound, stats);
+    if matches!(csp.status, Status::Optimal | Status::Infeasible) {
+        return finish(csp.status, csp.best, csp.bound, stats);
     }
-    if let Some(v) =
-        results.iter().filter(|r| r.status == Status::Optimal).filter_map(|r| r.best.as_ref().map(|b| b.2)).min()
-    {
-        if best.as_ref().is_some_and(|b| b.2 == v) {
-            return finish(Status::Optimal, best, v, stats);
-        }
-        let r = search(job(0, None, Some(v)));
-        if r.status == Status::Optimal {
-            stats.found_by = r.stats.found_by;
-            return finish(Status::Optimal, r.best, v, stats);
-        }
-        // Out of time while re-finding it: any job's optimal mapping, lowest job first.
-        let r = results.into_iter().find(|r| r.status == Status::Optimal).expect("an optimal job");
-        return finish(Status::Optimal, r.best, v, stats);
-    }
-    // Time limit: the best incumbent (fewest nodes, then lowest job) and the best bound.
-    let bound = results.iter().map(|r| r.bound).max().unwrap_or(static_bound);
-    let top = results.into_iter().filter(|r| r.best.is_some()).min_by_key(|r| r.best.as_ref().map(|b| b.2));
-    match top {
-        Some(r) => {
-            if r.stats.found_by.is_some() {
-                stats.found_by = r.stats.found_by;
+    let mut top = csp.best;
+    for (b, _) in workers {
+        if let Some(b) = b {
+            if top.as_ref().is_none_or(|t| b.2 < t.2) {
+                stats.found_by = Some("lns");
+                top = Some(b);
             }
-            finish(Status::Feasible, r.best, bound, stats)
         }
-        None => finish(if best.is_some() { Status::Feasible } else { Status::Unknown }, best, bound, stats),
     }
+    if top.as_ref().is_some_and(|t| t.2 <= csp.bound) {
+        let bound = csp.bound;
+        return finish(Status::Optimal, top, bound, stats);
+    }
+    let status = if top.is_some() { Status::Feasible } else { Status::Unknown };
+    finish(status, top, csp.bound, stats)
+}
+
+/// What an LNS job ends with: its best sound mapping (with nodes used) and its statistics.
+type LnsJob = (Option<(Mapping, Report, i64)>, lns::LnsStats);
+
+/// One LNS job of a portfolio: repairs `start` (or a forced construction) if needed, then
+/// empties nodes until the budget ends; the best sound mapping it reached.
+#[allow(clippy::too_many_arguments)]
+fn lns_worker(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    fix: Option<&PartialMapping>,
+    opts: &SolveOptions,
+    seed: u64,
+    start: Option<(Mapping, Report, i64)>,
+    floor: i64,
+    budget: &lns::Budget,
+) -> LnsJob {
+    let cx = greedy::Ctx { app, cluster, an, fix, popts: &opts.perf, filter_locality: opts.build.filter_locality };
+    let first = match start {
+        Some(b) => b.0,
+        None => greedy::construct_forced(cx, greedy::STRATEGIES[0]),
+    };
+    let mut l = lns::Lns::new(app, cluster, an, &opts.perf, &opts.build, seed);
+    let mut inc = lns::Incumbent::new(app, cluster, &opts.perf, first);
+    let mut quiet = |_: &lns::Incumbent| {};
+    // Repeated runs: each one stops when it stalls; restarts keep the incumbent.
+    while !budget.expired() {
+        let iterations = l.stats.iterations;
+        inc = match inc.score {
+            lns::Score::Sound(_) => l.run(inc, lns::Goal::FewerNodes { floor }, budget, 300, &mut quiet),
+            _ => l.run(inc, lns::Goal::Repair, budget, 300, &mut quiet),
+        };
+        if matches!(inc.score, lns::Score::Sound(k) if k <= floor) || l.stats.iterations == iterations {
+            break;
+        }
+    }
+    let best = match inc.score {
+        lns::Score::Sound(k) => Some((inc.mapping, inc.report, k)),
+        _ => None,
+    };
+    (best, l.stats)
 }
 
 /// One search of the CSP (one job of a portfolio).
