@@ -393,7 +393,7 @@ fn gen_cmd(a: GenArgs) -> ExitCode {
                 GenKindArg::InfeasibleCpu => RealisticKind::InfeasibleCpu,
                 GenKindArg::InfeasibleLink => RealisticKind::InfeasibleLink,
                 GenKindArg::InfeasibleRequirement => RealisticKind::InfeasibleRequirement,
-                GenKindArg::Infeasible => {
+                GenKindArg::Infeasible | GenKindArg::InfeasiblePack | GenKindArg::InfeasibleCycle => {
                     return usage(
                         "--family realistic: say --kind infeasible-cpu, infeasible-link or infeasible-requirement"
                             .into(),
@@ -405,11 +405,33 @@ fn gen_cmd(a: GenArgs) -> ExitCode {
                 Err(e) => return usage(e),
             }
         }
+        (GenFamilyArg::Hard, k) => {
+            use gen::hard::{HardKind, HardOptions};
+            let kind = match k {
+                GenKindArg::Feasible => HardKind::Feasible,
+                GenKindArg::Tight => HardKind::Tight,
+                GenKindArg::InfeasiblePack => HardKind::InfeasiblePack,
+                GenKindArg::InfeasibleCycle => HardKind::InfeasibleCycle,
+                _ => {
+                    return usage(
+                        "--family hard: --kind is feasible, tight, infeasible-pack or infeasible-cycle".into(),
+                    )
+                }
+            };
+            match gen::hard::generate(&HardOptions { modules, nodes, seed, kind }) {
+                Ok(g) => g,
+                Err(e) => return usage(e),
+            }
+        }
         (GenFamilyArg::Pipeline, _) => {
             return usage("--family pipeline: --kind is feasible, tight or infeasible".into());
         }
     };
-    let dir = if family == GenFamilyArg::Realistic { "realistic" } else { "generated" };
+    let dir = match family {
+        GenFamilyArg::Pipeline => "generated",
+        GenFamilyArg::Realistic => "realistic",
+        GenFamilyArg::Hard => "hard",
+    };
     let models = models.unwrap_or_else(|| PathBuf::from("models").join(dir));
     let clusters = clusters.unwrap_or_else(|| PathBuf::from("clusters").join(dir));
     let files = [

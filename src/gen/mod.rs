@@ -18,6 +18,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 
+pub mod hard;
 pub mod realistic;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
