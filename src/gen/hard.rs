@@ -8,10 +8,13 @@
 //!   wherever the CPU allocation (simulated here, node by node, with the published algorithm)
 //!   still lets every self-paced module run undisturbed and every input-paced one keep up
 //!   (T_exec / (1 - CPULD) <= its input's pace, to 1e-6). Neighbours are tried first (their
-//!   traffic becomes local), then the last few nodes opened, then a new node. Compute racks
-//!   start at 2 or 4 CPUs a node and only the racks that overflow their share of the nodes get
-//!   more CPUs, so the planted mapping uses almost every CPU of the nodes it uses and almost every
-//!   node, and a mapping that does not share CPUs usually does not fit.
+//!   traffic becomes local), then the display nodes and the last six nodes opened, then a new
+//!   node. Compute racks start at 2 or 4 CPUs a node; racks that overflow their share of the
+//!   nodes get the next CPU count up (and, when far fewer nodes than planned are used, the
+//!   emptiest ones the next one down) until the packing uses 90 % (± 4 %) of the compute nodes.
+//!   So the planted mapping uses almost every CPU of the nodes it uses, about 10 % of the
+//!   compute nodes stay spare (`--minimize nodes` can do worse than the planted count), and a
+//!   mapping that does not share CPUs often does not fit.
 //! - Bandwidths are `tight` 1.02x or `feasible` 1.2x the planted mapping's busiest use per
 //!   network.
 //! - Requirements: `min_frequency` on about 40 % of the pipelines, 0.2–1.5 % below the planted
@@ -53,8 +56,8 @@
 //! a construction whose final numbers (with the comm times of the loops) no longer pass the
 //! node simulation is redone from a seed derived from the same options.
 
-use super::realistic::{ceil3, r2, set_node_cpus, step, Conn, Edge, Grp, Net, Pat, Rack, B};
-use super::realistic::{CPUS, DOMAINS, FAST_T, SLOW_T, TYPE_NAMES};
+use super::realistic::{ceil3, r2, set_node_cpus, step, Conn, Edge, Grp, Head, Net, Pat, Rack, B};
+use super::realistic::{CPUS, DOMAINS, FAST_T, SLOW_T};
 use super::{node_name, GenRequirement, Generated};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -391,6 +394,9 @@ impl H {
         h.pack_all(o.nodes)?;
         h.finalize(o.nodes);
         h.constraints();
+        if o.kind == HardKind::InfeasiblePack && h.pipes.iter().filter(|p| p.bound).count() < 2 {
+            return Err(Fail::Error("too small for --kind infeasible-pack (fewer than two bound simulations)".into()));
+        }
         if o.kind == HardKind::InfeasibleCycle && !h.pipes[0].steer_pinned {
             return Err(Fail::Error("too small for --kind infeasible-cycle (no wall for the first pipeline)".into()));
         }
@@ -424,51 +430,24 @@ impl H {
         let pass = if o.kind == HardKind::Tight { &tight } else { &feasible };
         h.pace = pass.pace.clone();
         h.frequencies();
-        let planted_nodes = {
-            let mut used: Vec<usize> = h.b.groups.iter().flat_map(|g| g.nodes.iter().copied()).collect();
-            used.sort();
-            used.dedup();
-            used.len()
+        let head = Head {
+            family: "hard",
+            kind: o.kind.name(),
+            modules: o.modules,
+            nodes: o.nodes,
+            seed: o.seed,
+            display,
+            factor: if o.kind == HardKind::Tight { TIGHT_FACTOR } else { FEASIBLE_FACTOR },
+            shares: "shares CPUs and ",
         };
-        let base = format!("hard-{}x{}", o.modules, o.nodes);
-        let name = format!("{base}-{}-s{}", o.kind.name(), o.seed);
-        let infeasible_cycle = o.kind == HardKind::InfeasibleCycle;
-        let (change, why) = if infeasible_cycle {
-            let (c, w) = h.break_cycle(&mut requirements, &pass.bw);
-            (Some(c), Some(w))
-        } else {
-            (None, None)
-        };
-        let mut g = h.b.output(name, requirements, routes, &pass.bw);
+        let cycle = (o.kind == HardKind::InfeasibleCycle).then(|| h.break_cycle(&mut requirements, &pass.bw));
+        let mut g = h.b.output(head.name(), requirements, routes, &pass.bw);
         g.readme = "models/hard/README.md";
-        let factor = if o.kind == HardKind::Tight { TIGHT_FACTOR } else { FEASIBLE_FACTOR };
-        g.notes = vec![
-            format!("Family hard, kind {}: {} modules, {} nodes, seed {}.", o.kind.name(), o.modules, o.nodes, o.seed),
-            format!(
-                "Processor types: {} (fast) and {} (slow); display nodes {}..{} are {}.",
-                TYPE_NAMES[FAST_T],
-                TYPE_NAMES[SLOW_T],
-                node_name(0),
-                node_name(display - 1),
-                TYPE_NAMES[h.b.display_ty]
-            ),
-        ];
-        if o.kind.is_feasible() {
-            g.planted_nodes = Some(planted_nodes);
-            g.notes.push(format!(
-                "Bandwidths: {factor}x the planted mapping's busiest use of each network; the planted mapping (mappings/{}.toml) shares CPUs and uses {planted_nodes} of {} nodes.",
-                g.name, o.nodes
-            ));
-        } else {
-            g.place.clear();
-            g.routes.clear();
-            let (change, why) = match (change, why) {
-                (Some(c), Some(w)) => (c, w),
-                _ => h.break_pack(&mut g, &pass.bw),
-            };
-            g.notes.push(format!("Derived from {base}-feasible-s{} by one change: {change}", o.seed));
-            g.notes.push(format!("No mapping exists: {why}"));
-        }
+        let broken = match o.kind {
+            HardKind::InfeasiblePack => Some(h.break_pack(&mut g, &pass.bw)),
+            _ => cycle,
+        };
+        h.b.finish(&mut g, &head, broken);
         Ok(g)
     }
 
@@ -909,7 +888,7 @@ impl H {
             }
             if net == 2 {
                 for r in 0..compute0 {
-                    if self.b.rng.random_bool(0.4) {
+                    if self.racks[r].display && self.b.rng.random_bool(0.4) {
                         self.racks[r].nets.push(net);
                     }
                 }
@@ -1153,36 +1132,69 @@ impl H {
         }
     }
 
-    /// Packs with the fewest CPUs that fit the cluster: racks that overflow their share of the
-    /// compute nodes get the next CPU count, until the opened nodes fit.
+    /// Packs onto 90 % of the compute nodes, give or take 4 %: racks that overflow
+    /// their share of the nodes get the next CPU count up, and when far fewer nodes than there
+    /// are get used, the emptiest racks the next one down; the best packing that fits is kept.
     fn pack_all(&mut self, nodes: usize) -> Result<(), Fail> {
         self.set_paces(None, &[]);
         let seed = self.b.rng.random::<u64>();
-        let budget = nodes - self.display - self.pipes.iter().filter(|p| p.bound).count();
-        loop {
+        // About 10 % of the compute nodes stay spare: the planted node count is then a demanding
+        // target for `--minimize nodes` (a solver can use more nodes than it).
+        let compute_nodes = nodes - self.display - self.pipes.iter().filter(|p| p.bound).count();
+        let budget = ((compute_nodes as f64 * 0.9).round() as usize).max(1);
+        let slack = (budget / 25).max(1);
+        let compute: Vec<usize> =
+            (0..self.racks.len()).filter(|&r| !self.racks[r].display && !self.racks[r].partition).collect();
+        let mut best: Option<(usize, Vec<u32>)> = None;
+        for _ in 0..60 {
             self.pack_once(seed);
-            let compute = |r: &RPlan| !r.display && !r.partition;
-            let used: usize = (0..self.racks.len()).filter(|&r| compute(&self.racks[r])).map(|r| self.opened[r]).sum();
-            if used <= budget {
-                return Ok(());
+            let used: usize = compute.iter().map(|&r| self.opened[r]).sum();
+            if used <= budget && best.as_ref().is_none_or(|b| used > b.0) {
+                best = Some((used, self.racks.iter().map(|r| r.cpus).collect()));
             }
-            let over: Vec<usize> = (0..self.racks.len())
-                .filter(|&r| {
-                    compute(&self.racks[r]) && self.opened[r] > self.racks[r].target && self.racks[r].cpus < 32
-                })
-                .collect();
-            let over = if over.is_empty() {
-                (0..self.racks.len()).filter(|&r| compute(&self.racks[r]) && self.racks[r].cpus < 32).collect()
+            if used <= budget && used + slack >= budget {
+                break;
+            }
+            // Racks to change, the farthest from their share first; a third of them at a time.
+            let (up, mut cands): (bool, Vec<usize>) = if used > budget {
+                (
+                    true,
+                    compute
+                        .iter()
+                        .copied()
+                        .filter(|&r| self.opened[r] > self.racks[r].target && self.racks[r].cpus < 32)
+                        .collect(),
+                )
             } else {
-                over
+                (
+                    false,
+                    compute
+                        .iter()
+                        .copied()
+                        .filter(|&r| self.opened[r] < self.racks[r].target && self.racks[r].cpus > CPUS[0])
+                        .collect(),
+                )
             };
-            if over.is_empty() {
-                return Err(Fail::Error("the modules do not fit the nodes even with 32 CPUs each".into()));
+            if cands.is_empty() && up {
+                cands = compute.iter().copied().filter(|&r| self.racks[r].cpus < 32).collect();
             }
-            for r in over {
-                self.racks[r].cpus = step(self.racks[r].cpus, 1);
+            if cands.is_empty() {
+                break;
+            }
+            let gap = |h: &H, r: usize| (h.opened[r] as i64 - h.racks[r].target as i64).abs();
+            cands.sort_by_key(|&r| (std::cmp::Reverse(gap(self, r)), r));
+            let take = cands.len().div_ceil(3);
+            for &r in &cands[..take] {
+                self.racks[r].cpus = step(self.racks[r].cpus, if up { 1 } else { -1 });
             }
         }
+        let (_, cpus) =
+            best.ok_or_else(|| Fail::Error("the modules do not fit the nodes even with 32 CPUs each".into()))?;
+        for (r, c) in cpus.into_iter().enumerate() {
+            self.racks[r].cpus = c;
+        }
+        self.pack_once(seed);
+        Ok(())
     }
 
     /// Node counts (opened nodes, spares where a rack is below its share), global node indices
@@ -1428,14 +1440,7 @@ impl H {
         seq.extend(pipe.latest);
         seq.extend(pipe.fan);
         seq.extend(pipe.rend);
-        let mut path = vec![(pipe.src, 0)];
-        for &g in &seq[1..] {
-            let at = *path.last().expect("non-empty");
-            let next: Vec<(usize, usize)> =
-                edges.iter().filter(|e| e.conn_ix.is_some() && e.from == at && e.to.0 == g).map(|e| e.to).collect();
-            path.push(self.b.pick(&next));
-        }
-        path
+        self.b.follow(&seq, edges)
     }
 
     fn requirements(&mut self, tight: &Pass, planned: &[Option<usize>]) -> Vec<GenRequirement> {
@@ -1572,7 +1577,7 @@ impl H {
         (
             format!("node {} has {} CPUs instead of {old}.", node_name(d), kb - 1),
             format!(
-                "the {} bound simulations ({}) have {kb} MPI ranks each; a rank runs at its source's pace, at most the source's slowest T_exec, so each ring edge carries at least {:.3} MB/s, more than any network ({:.3} MB/s at most): a simulation's ranks share one node. No two of these ranks share a CPU (T_exec / pace x LD of one plus T_exec / pace of the other exceeds 1 on either type, pace <= the source's slowest T_exec). They may run only on {} nodes ({}..{}, allowed_nodes) with {:?} CPUs, fewer than {} each, so each holds at most one simulation and {} holds none: {} simulations, {} nodes. (Their {} CPUs would cover {} ranks: counting CPUs does not see it.)",
+                "the {} bound simulations ({}) have {kb} MPI ranks each; a rank runs at its source's pace, at most the source's slowest T_exec, so each ring edge carries at least {:.3} MB/s, more than any network ({:.3} MB/s at most): a simulation's ranks share one node. No two of these ranks share a CPU (T_exec / pace x LD of one plus T_exec / pace of the other exceeds 1 on either type, pace <= the source's slowest T_exec). They may run only on {} nodes ({}..{}, allowed_nodes) with {:?} CPUs, fewer than {} each, so each holds at most one simulation and {} holds none: {} simulations, {} node{} that can hold one. (Their {} CPUs would cover {} ranks: counting CPUs does not see it.)",
                 bound.len(),
                 names.join(", "),
                 min_rate / 1e6,
@@ -1585,6 +1590,7 @@ impl H {
                 node_name(d),
                 bound.len(),
                 bound.len() - 1,
+                if bound.len() == 2 { "" } else { "s" },
                 cpus.iter().sum::<u32>(),
                 bound.len() * kb
             ),

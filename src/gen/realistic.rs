@@ -345,41 +345,80 @@ pub fn generate(o: &RealisticOptions) -> Result<Generated, String> {
     let bw = b.bandwidths(&edges, &planned, factor);
     let bw_tight = b.bandwidths(&edges, &planned, 1.1);
     let requirements = b.requirements(&edges, &planned, &bw, &bw_tight);
-    let planted_nodes = {
-        let mut used: Vec<usize> = b.groups.iter().flat_map(|g| g.nodes.iter().copied()).collect();
-        used.sort();
-        used.dedup();
-        used.len()
+    let head = Head {
+        family: "realistic",
+        kind: o.kind.name(),
+        modules: o.modules,
+        nodes: o.nodes,
+        seed: o.seed,
+        display,
+        factor,
+        shares: "",
     };
-    let base = format!("realistic-{}x{}", o.modules, o.nodes);
-    let name = format!("{base}-{}-s{}", o.kind.name(), o.seed);
-    let mut g = b.output(name, requirements, routes, &bw);
-    g.notes = vec![
-        format!("Family realistic, kind {}: {} modules, {} nodes, seed {}.", o.kind.name(), o.modules, o.nodes, o.seed),
-        format!(
-            "Processor types: {FAST} (fast) and {SLOW} (slow); display nodes {}..{} are {}.",
-            node_name(0),
-            node_name(display - 1),
-            TYPE_NAMES[b.display_ty]
-        ),
-    ];
-    if o.kind.is_feasible() {
-        g.planted_nodes = Some(planted_nodes);
-        g.notes.push(format!(
-            "Bandwidths: {factor}x the planted mapping's busiest use of each network; the planted mapping (mappings/{}.toml) uses {planted_nodes} of {} nodes.",
-            g.name, o.nodes
-        ));
-    } else {
-        g.place.clear();
-        g.routes.clear();
-        let (change, why) = b.break_it(o.kind, &mut g);
-        g.notes.push(format!("Derived from {base}-feasible-s{} by one change: {change}", o.seed));
-        g.notes.push(format!("No mapping exists: {why}"));
-    }
+    let mut g = b.output(head.name(), requirements, routes, &bw);
+    let broken = (!o.kind.is_feasible()).then(|| b.break_it(o.kind, &mut g));
+    b.finish(&mut g, &head, broken);
     Ok(g)
 }
 
+/// What the first lines of an instance's files say.
+pub(super) struct Head {
+    pub(super) family: &'static str,
+    pub(super) kind: &'static str,
+    pub(super) modules: usize,
+    pub(super) nodes: usize,
+    pub(super) seed: u64,
+    /// Display nodes (the first ones).
+    pub(super) display: usize,
+    /// Bandwidth over the planted busiest use.
+    pub(super) factor: f64,
+    /// Words about the planted mapping before "uses N of M nodes".
+    pub(super) shares: &'static str,
+}
+
+impl Head {
+    /// `family-MxN`.
+    pub(super) fn base(&self) -> String {
+        format!("{}-{}x{}", self.family, self.modules, self.nodes)
+    }
+    pub(super) fn name(&self) -> String {
+        format!("{}-{}-s{}", self.base(), self.kind, self.seed)
+    }
+}
+
 impl B {
+    /// The head notes; the planted node count, or for an infeasible instance (`broken`: its one
+    /// change and why no mapping exists) no planted mapping.
+    pub(super) fn finish(&self, g: &mut Generated, h: &Head, broken: Option<(String, String)>) {
+        g.notes = vec![
+            format!("Family {}, kind {}: {} modules, {} nodes, seed {}.", h.family, h.kind, h.modules, h.nodes, h.seed),
+            format!(
+                "Processor types: {FAST} (fast) and {SLOW} (slow); display nodes {}..{} are {}.",
+                node_name(0),
+                node_name(h.display - 1),
+                TYPE_NAMES[self.display_ty]
+            ),
+        ];
+        match broken {
+            None => {
+                let mut used: Vec<usize> = self.groups.iter().flat_map(|g| g.nodes.iter().copied()).collect();
+                used.sort();
+                used.dedup();
+                g.planted_nodes = Some(used.len());
+                g.notes.push(format!(
+                    "Bandwidths: {}x the planted mapping's busiest use of each network; the planted mapping (mappings/{}.toml) {}uses {} of {} nodes.",
+                    h.factor, g.name, h.shares, used.len(), h.nodes
+                ));
+            }
+            Some((change, why)) => {
+                g.place.clear();
+                g.routes.clear();
+                g.notes.push(format!("Derived from {}-feasible-s{} by one change: {change}", h.base(), h.seed));
+                g.notes.push(format!("No mapping exists: {why}"));
+            }
+        }
+    }
+
     /// An empty builder with its random generator seeded.
     pub(super) fn new(seed: u64) -> B {
         B {
@@ -1213,7 +1252,13 @@ impl B {
         }
         seq.extend(pipe.vis);
         seq.extend(pipe.rend);
-        let mut path = vec![(pipe.src, 0)];
+        self.follow(&seq, edges)
+    }
+
+    /// A path of objects through the groups `seq`, from the first one's instance 0, following
+    /// random connection edges.
+    pub(super) fn follow(&mut self, seq: &[usize], edges: &[Edge]) -> Vec<(usize, usize)> {
+        let mut path = vec![(seq[0], 0)];
         for &g in &seq[1..] {
             let at = *path.last().expect("non-empty");
             let next: Vec<(usize, usize)> =
