@@ -703,7 +703,7 @@ impl H {
 
     /// Pipelines with a min_frequency requirement (the first one, and about 40 % in all): the
     /// required stage and every input-paced module it waits for get a slow T_exec of at least
-    /// 1.25 x the pipeline's shortest pace (on the slow type they cannot keep up).
+    /// 1.3 x the pipeline's planted pace without comm times (on the slow type they cannot keep up).
     fn choose_requirements(&mut self) {
         let n = self.pipes.len();
         let count = ((n as f64 * 0.4).round() as usize).clamp(1, n);
@@ -718,12 +718,20 @@ impl H {
             }
             let r = self.b.pick(&cands);
             self.pipes[p].required = Some(r);
-            let pf = pipe.pf;
+            // The planted pace, but for the loops' comm times: the source fast, a pinned steer
+            // on the display type, another one fast.
+            let pace = match pipe.steer {
+                Some(s) if pipe.steer_pinned => {
+                    let t = &self.b.groups[s].t;
+                    pipe.pf - t[FAST_T].expect("cost") + t[self.b.display_ty].expect("cost")
+                }
+                _ => pipe.pf,
+            };
             for g in pipe.fed_ancestors(r).into_iter().chain(std::iter::once(r)) {
                 let k = pipe.fed().iter().find(|x| x.0 == g).map(|x| x.1).unwrap_or(1.0);
                 let ts = self.b.groups[g].t[SLOW_T].expect("cost");
-                if ts < 1.25 * k * pf {
-                    self.b.groups[g].t[SLOW_T] = Some(r2(1.25 * k * pf + 0.01));
+                if ts < 1.3 * k * pace {
+                    self.b.groups[g].t[SLOW_T] = Some(r2(1.3 * k * pace + 0.01));
                 }
             }
         }

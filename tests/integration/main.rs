@@ -5,6 +5,7 @@ mod bad_input;
 mod cli;
 mod generated;
 mod hand;
+mod hard;
 mod optimise;
 mod paper;
 mod realistic;
