@@ -39,6 +39,35 @@ pub struct Analysis {
     pub(crate) sync_hi: Arc<SyncGraph>,
 }
 
+/// Stacking parameters of a module on a node (`Analysis::stack_params`): its LD, a lower bound
+/// on u = T_exec / fastest input pace, and bounds on its first-round key T_I/O.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stack {
+    pub ld: f64,
+    pub u: f64,
+    pub key_lo: f64,
+    pub key_hi: f64,
+}
+
+impl Stack {
+    /// The most permissive of two (for a class of modules): what either may do.
+    pub fn loosest(self, o: Stack) -> Stack {
+        Stack {
+            ld: self.ld.min(o.ld),
+            u: self.u.min(o.u),
+            key_lo: self.key_lo.min(o.key_lo),
+            key_hi: self.key_hi.max(o.key_hi),
+        }
+    }
+}
+
+/// Whether a module `then` may follow a module `first` on a CPU (`Analysis::stack_params`):
+/// `first` can come earlier in the node's order, and `then` keeps its pace after it. Tolerances
+/// keep the test a relaxation.
+pub fn may_follow(first: Stack, then: Stack) -> bool {
+    first.ld + then.u <= 1.0 + 1e-6 && first.key_hi >= then.key_lo * (1.0 - 1e-9) - 1e-12
+}
+
 impl Analysis {
     pub fn new(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>) -> Analysis {
         let mut problems = Vec::new();
@@ -311,6 +340,29 @@ impl Analysis {
             }
         }
         solo as f64 + (rest - spare).max(0.0)
+    }
+
+    /// Stacking parameters of module `mi` on node `n`'s processor type: its LD there and a lower
+    /// bound on u = T_exec / (fastest input pace) (1 for a self-paced module); None for members
+    /// of synchronous cycles. In the first allocation round a module B that follows a module A
+    /// on the same CPU sees CPULD >= LD_A (the CPU's load never falls below what A added,
+    /// c + (1 - c) x LD_A >= LD_A), so it keeps its pace only if u_B <= 1 - LD_A
+    /// (`may_follow`): a self-paced module must be first on its CPU, and two heavy modules
+    /// cannot share one. B follows A only if A comes first in the node's order (decreasing
+    /// T_I/O, eq 6–7), which needs A's largest key to reach B's smallest. Not valid when CPUs
+    /// are pinned by hand (callers check).
+    pub fn stack_params(&self, app: &Application, cluster: &Cluster, mi: usize, n: NodeId) -> Option<Stack> {
+        if self.cycle_of[mi].is_some() {
+            return None;
+        }
+        let (texec, ld) = self.costs(app, cluster, mi, n);
+        let (key_lo, key_hi) = self.key(app, cluster, mi, n);
+        if self.inputs[mi].is_empty() {
+            return Some(Stack { ld, u: 1.0, key_lo, key_hi });
+        }
+        let pace = self.inputs[mi].iter().map(|x| x.ratio * self.tit_hi[x.source]).fold(f64::INFINITY, f64::min);
+        let u = if pace.is_finite() && pace > 0.0 { (texec / pace).min(1.0) } else { 0.0 };
+        Some(Stack { ld, u, key_lo, key_hi })
     }
 
     pub fn constant_pace(&self, mi: usize) -> bool {
