@@ -46,11 +46,12 @@
 //!   have fewer than 2k CPUs, so each holds at most one group, and one of them now holds none:
 //!   r groups, r - 1 nodes. The partition's CPUs still exceed r x k, so counting CPUs does not
 //!   see it.
-//! - `infeasible-cycle`: the first pipeline's `min_frequency` becomes 1.003 / (k x LB), LB the
-//!   shortest possible round of its interaction loop: the fastest T_exec of the source and of
-//!   the pinned steering module plus, for each of the two loop edges, the smallest Vol / BW + L
-//!   over the networks of the steering module's node (the source may not share that node). Each
-//!   member alone is fast enough; only the round trip is too slow.
+//! - `infeasible-cycle`: the first pipeline's `min_frequency` becomes 1 / (k x (T + C / 2)), T
+//!   the fastest T_exec of the source plus the pinned steering module's, C the smallest
+//!   Vol / BW + L of the two loop edges over the networks of the steering module's node (the
+//!   source may not share that node); the loop's round trip is at least LB = T + C. Each member
+//!   alone is fast enough, and so is the sum of their T_exec; only with the comm times is the
+//!   round trip too slow.
 //!
 //! Module counts and node counts are exact. Deterministic: the same options give the same bytes;
 //! a construction whose final numbers (with the comm times of the loops) no longer pass the
@@ -1505,7 +1506,8 @@ impl H {
 
     // ---- infeasible variants ----
 
-    /// `infeasible-cycle`: the first pipeline's required rate becomes 1.003 / (k x LB).
+    /// `infeasible-cycle`: the first pipeline's required rate becomes 1 / (k x (T + C / 2)), T the
+    /// loop's fastest T_exec, C its cheapest comm times (LB = T + C).
     fn break_cycle(&mut self, reqs: &mut [GenRequirement], bw: &[f64]) -> (String, String) {
         let pipe = self.pipes[0].clone();
         let (s, r) = (pipe.steer.expect("the first pipeline has a loop"), pipe.required.expect("and a requirement"));
@@ -1526,8 +1528,10 @@ impl H {
                 comm.push((c.vol, best));
             }
         }
-        let lb = t_src + t_steer + comm.iter().map(|c| c.1).sum::<f64>();
-        let hz = (1.003 * 1000.0 / (k * lb) * 1e6).ceil() / 1e6;
+        let comm_min: f64 = comm.iter().map(|c| c.1).sum();
+        let lb = t_src + t_steer + comm_min;
+        // Between the two bounds: the loop's T_exec alone would allow it, its comm times do not.
+        let hz = (1000.0 / (k * (t_src + t_steer + 0.5 * comm_min)) * 1e6).floor() / 1e6;
         let rname = self.b.groups[r].name.clone();
         let req = reqs
             .iter_mut()

@@ -418,7 +418,8 @@ fn infeasible_reason_holds(kind: &str, i: &Instance, feasible: &Instance, what: 
                 }
                 let dn = i.cluster.find_node(&d).unwrap();
                 let t_steer = texecs(app, steer).iter().find(|x| x.0 == i.cluster.node(dn).processor).unwrap().1;
-                let mut lb = fastest(app, src) + t_steer;
+                let t = fastest(app, src) + t_steer;
+                let mut lb = t;
                 for (a, b) in [(src, steer), (steer, src)] {
                     let vol = app
                         .graph
@@ -434,7 +435,8 @@ fn infeasible_reason_holds(kind: &str, i: &Instance, feasible: &Instance, what: 
                         .map(|&n| vol / i.cluster.network(n).bandwidth + i.cluster.network(n).latency)
                         .fold(f64::INFINITY, f64::min);
                 }
-                *hz > 1.0 / (k * lb)
+                // Infeasible with the comm times, not without them.
+                *hz > 1.0 / (k * lb) && *hz < 1.0 / (k * t)
             });
             assert!(unreachable, "{what}");
             let bounds = |x: &Instance| {
