@@ -499,7 +499,7 @@ impl H {
                 }
             };
             b -= k;
-            let insitu = !is_bound && !(p == 0 && bound_ok) && b >= k + reserve && self.b.rng.random_bool(0.35);
+            let insitu = !is_bound && (p != 0 || !bound_ok) && b >= k + reserve && self.b.rng.random_bool(0.35);
             if insitu {
                 b -= k;
             }
