@@ -4,11 +4,12 @@
 //! timed: its status against the instance's (a planted sound mapping exists, or an argument
 //! that none does), and its mapping by the verifier. A wrong answer panics; an instance the
 //! solver does not answer within its limit (`unknown`) is reported on stderr and not timed.
-//! Feasibility runs have a 10 s limit; minimisations 2 s up to 100 modules, 10 s above, and
-//! report best and bound on stderr. `--minimize nodes` on generated 300x64 is not proven within
-//! 60 s (best 22, bound 12), so it is timed with a 10 s limit and its answer checked as a
-//! verified feasible mapping; on 1000x256 the CSP is over `max_csp_size` and the answer is the
-//! greedy mapping with the static bound. See README, "Performance".
+//! Realistic and hard: feasibility runs have a 10 s limit; minimisations 2 s up to 100 modules,
+//! 10 s up to 300 (`MINIMIZE_UP_TO`: above, the limit is not kept today), and report best and
+//! bound on stderr. Generated: `--minimize nodes` on 300x64 is not proven within 60 s (best 22,
+//! bound 12), so it is timed with a 10 s limit and its answer checked as a verified feasible
+//! mapping; on 1000x256 the CSP is over `max_csp_size` and the answer is the greedy mapping with
+//! the static bound. See README, "Performance".
 //!
 //! `cargo bench --bench corpus -- hard` runs the hard corpus only (criterion's filter), but every
 //! instance is still solved once for the check; that first run is what the stderr lines report.
@@ -153,6 +154,11 @@ fn checked(app: &Application, cluster: &Cluster, opts: &SolveOptions, what: &str
     }
 }
 
+/// The largest instance minimised: at 1000x256, `--minimize nodes --time-limit 10` was still
+/// running after 100 s (realistic) and 320 s (hard) on main at 3fdc7f9, which no bench can wait
+/// for. Raise it when the time limit holds there.
+const MINIMIZE_UP_TO: i64 = 300;
+
 /// Seed 1 of every size and kind of models/FAMILY/corpus.toml: `solve` (10 s limit) and, for
 /// the feasible kind, `solve --minimize nodes` (2 s limit up to 100 modules, 10 s above).
 fn bench_corpus_index(c: &mut Criterion, family: &str) {
@@ -170,6 +176,10 @@ fn bench_corpus_index(c: &mut Criterion, family: &str) {
             });
         }
         if e.kind != "feasible" {
+            continue;
+        }
+        if e.modules > MINIMIZE_UP_TO {
+            eprintln!("{}: --minimize nodes not run (it overruns its time limit by minutes here: README)", e.name);
             continue;
         }
         let limit = if e.modules <= 100 { 2 } else { 10 };
