@@ -139,6 +139,24 @@ impl HeadroomArgs {
     }
 }
 
+/// What a module adds to its CPU's load in the allocation algorithm.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum AllocationArg {
+    /// Its CPU share LD_c: the published algorithm.
+    Literal,
+    /// Its load over an iteration, LD x T_exec / T_it (closer to the paper's measurements).
+    IterationLoad,
+}
+
+impl From<AllocationArg> for crate::perf::Allocation {
+    fn from(a: AllocationArg) -> Self {
+        match a {
+            AllocationArg::Literal => crate::perf::Allocation::Literal,
+            AllocationArg::IterationLoad => crate::perf::Allocation::IterationLoad,
+        }
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 pub enum MinimizeArg {
     /// The number of nodes used.
@@ -217,6 +235,9 @@ pub struct CheckArgs {
     pub mapping: PathBuf,
     #[command(flatten)]
     pub headroom: HeadroomArgs,
+    /// CPU-allocation variant of the performance model.
+    #[arg(long, value_enum, default_value = "literal")]
+    pub allocation: AllocationArg,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -228,9 +249,10 @@ pub struct SolveArgs {
     /// A partial mapping to complete (a complete one is validated).
     #[arg(long, value_name = "MAPPING")]
     pub fix: Option<PathBuf>,
-    /// Stop searching after this many seconds (the best answer so far is returned).
-    #[arg(long, value_name = "SECONDS")]
-    pub time_limit: Option<f64>,
+    /// Stop after this many seconds in all (parsing, presolve, search; the best answer so far is
+    /// returned): from 0 to 1,000,000.
+    #[arg(long, value_name = "SECONDS", value_parser = crate::parse::args::time_limit, allow_negative_numbers = true)]
+    pub time_limit: Option<std::time::Duration>,
     /// Seed of the solver's random choices (same seed, same answer).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -260,7 +282,7 @@ pub struct SolveArgs {
     pub max_csp_size: usize,
     /// With --minimize: run this many searches in parallel (seeds seed, seed + 1, ...); the
     /// first proof stops the others. The answer depends only on the input, seed and job count.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value = "1", value_parser = crate::parse::args::jobs, allow_negative_numbers = true)]
     pub jobs: usize,
     /// Report progress on stderr every few seconds even when it is not a terminal (for logs);
     /// on a terminal a status line is shown anyway.
@@ -268,6 +290,9 @@ pub struct SolveArgs {
     pub progress: bool,
     #[command(flatten)]
     pub headroom: HeadroomArgs,
+    /// CPU-allocation variant of the performance model.
+    #[arg(long, value_enum, default_value = "literal")]
+    pub allocation: AllocationArg,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -286,11 +311,11 @@ pub struct LimitArgs {
     #[arg(long, value_name = "LO..HI")]
     pub range: Option<String>,
     /// Probes solved in parallel (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::parse::args::jobs, allow_negative_numbers = true)]
     pub jobs: Option<usize>,
-    /// Time limit for each probe, seconds.
-    #[arg(long, value_name = "SECONDS")]
-    pub time_limit: Option<f64>,
+    /// Time limit for the whole search (every probe), seconds, from 0 to 1,000,000.
+    #[arg(long, value_name = "SECONDS", value_parser = crate::parse::args::time_limit, allow_negative_numbers = true)]
+    pub time_limit: Option<std::time::Duration>,
     /// Seed of the solver's random choices (same seed, same answer).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -299,6 +324,9 @@ pub struct LimitArgs {
     pub progress: bool,
     #[command(flatten)]
     pub headroom: HeadroomArgs,
+    /// CPU-allocation variant of the performance model.
+    #[arg(long, value_enum, default_value = "literal")]
+    pub allocation: AllocationArg,
     #[command(flatten)]
     pub output: OutputArgs,
 }

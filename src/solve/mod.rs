@@ -351,7 +351,8 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
         let objective = opts.minimize.map(|_| (nodes_used(&m), nodes_used(&m)));
         return Outcome { status, mapping: Some(m), report: Some(r), reasons: vec![], objective, stats };
     }
-    let an = Analysis::new(app, cluster, fix);
+    let mut an = Analysis::new(app, cluster, fix);
+    an.allocation = opts.perf.allocation;
     stats.presolve_removed = an.presolve.removed;
     stats.presolve_by_reason = an.presolve.by_reason.clone();
     if !an.problems.is_empty() {
@@ -752,7 +753,8 @@ pub fn enumerate_sound(
     opts: &SolveOptions,
     max: usize,
 ) -> Option<(Vec<Mapping>, Stats)> {
-    let an = Analysis::new(app, cluster, None);
+    let mut an = Analysis::new(app, cluster, None);
+    an.allocation = opts.perf.allocation;
     let mut stats = Stats::default();
     if !an.problems.is_empty() {
         return Some((vec![], stats));

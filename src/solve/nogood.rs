@@ -168,10 +168,21 @@ fn loads_after(lds: &[f64], cpus: usize) -> Vec<f64> {
 /// against its inputs' pace is the reason and no other module is named.
 fn first_round(cx: &Context, p: &Prediction, out: &mut Vec<(Vec<Lit>, String)>) {
     let Context { app, cluster, an, .. } = *cx;
+    if !an.literal() {
+        return; // the load argument below is the published allocation's
+    }
     for n in (0..cluster.nodes.len() as u32).map(NodeId) {
         let mut here: Vec<usize> = (0..p.modules.len()).filter(|&i| p.modules[i].node == n).collect();
-        here.sort_by(|&a, &b| p.modules[b].first.tio.total_cmp(&p.modules[a].first.tio).then(a.cmp(&b)));
+        here.sort_by_key(|&i| p.modules[i].first.rank);
         let cpus = cluster.node(n).cpus as usize;
+        // The two orders a node may take (eq 7's decreasing T_I/O, or eq 8's ascending
+        // T_exec x LD on a configuration-1 node), as "a comes before b".
+        let before7 = |a: usize, b: usize| {
+            let (ka, kb) = (p.modules[a].first.tio, p.modules[b].first.tio);
+            ka > kb || (ka == kb && a < b)
+        };
+        let w = |i: usize| p.modules[i].texec * p.modules[i].ld;
+        let before8 = |a: usize, b: usize| w(a) < w(b) || (w(a) == w(b) && a < b);
         for (pos, &mi) in here.iter().enumerate() {
             let m = &p.modules[mi];
             let in_min =
@@ -206,14 +217,25 @@ fn first_round(cx: &Context, p: &Prediction, out: &mut Vec<(Vec<Lit>, String)>) 
                 out.push((c, format!("{} cannot keep up on {}", app.object(mo).name, cluster.node(n).name)));
                 break;
             }
-            let prefix: Vec<usize> = here[..pos].iter().copied().filter(|&j| an.cycle_of[j].is_none()).collect();
+            // Modules before m whichever order the node takes.
+            let prefix: Vec<usize> = here[..pos]
+                .iter()
+                .copied()
+                .filter(|&j| an.cycle_of[j].is_none() && before7(j, mi) && before8(j, mi))
+                .collect();
             let starved = |q: &[usize]| {
-                let lds: Vec<f64> = q.iter().map(|&j| p.modules[j].ld).collect();
-                let least = loads_after(&lds, cpus).into_iter().fold(f64::INFINITY, f64::min);
-                fails_with((1.0 - least).max(0.0))
+                let least = |seq: &[usize]| {
+                    let lds: Vec<f64> = seq.iter().map(|&j| p.modules[j].ld).collect();
+                    loads_after(&lds, cpus).into_iter().fold(f64::INFINITY, f64::min)
+                };
+                let mut by7 = q.to_vec();
+                by7.sort_by(|&a, &b| p.modules[b].first.tio.total_cmp(&p.modules[a].first.tio).then(a.cmp(&b)));
+                let mut by8 = q.to_vec();
+                by8.sort_by(|&a, &b| w(a).total_cmp(&w(b)).then(a.cmp(&b)));
+                fails_with((1.0 - least(&by7)).max(0.0)) && fails_with((1.0 - least(&by8)).max(0.0))
             };
             if !starved(&prefix) {
-                break; // cycle members' load matters: no safe generalisation
+                break; // what starves m here depends on the order or on cycles: no generalisation
             }
             let mut q = prefix;
             let mut i = q.len();

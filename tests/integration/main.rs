@@ -3,6 +3,9 @@
 
 mod bad_input;
 mod cli;
+mod cli_io;
+mod dependencies;
+mod fuzz;
 mod generated;
 mod hand;
 mod hard;
