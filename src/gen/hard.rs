@@ -1,11 +1,12 @@
 //! The `hard` family (`flowmap gen --family hard`): the shape of the `realistic` family
 //! (pipelines with MPI rings, filters, pinned displays, two processor types, partial networks,
 //! binding requirements), made adversarial. Each instance has a planted mapping that
-//! `verify::check` calls sound (asserted by tests, not trusted from construction).
+//! `verify::check` calls sound (checked here before it is returned, and asserted by tests).
 //!
 //! **What makes it hard**
 //! - The planted mapping is **dense**: modules are packed first-fit onto nodes, sharing CPUs
-//!   wherever the CPU allocation (simulated here, node by node, with the published algorithm)
+//!   wherever the CPU allocation (simulated here, node by node, with the published algorithm
+//!   and the perf model's node order: eq 8 on "configuration 1" nodes, else decreasing T_I/O)
 //!   still lets every self-paced module run undisturbed and every input-paced one keep up
 //!   (T_exec / (1 - CPULD) <= its input's pace, to 1e-6). Neighbours are tried first (their
 //!   traffic becomes local), then the display nodes and the last six nodes opened, then a new
@@ -53,13 +54,19 @@
 //!   alone is fast enough, and so is the sum of their T_exec; only with the comm times is the
 //!   round trip too slow.
 //!
-//! Module counts and node counts are exact. Deterministic: the same options give the same bytes;
-//! a construction whose final numbers (with the comm times of the loops) no longer pass the
-//! node simulation is redone from a seed derived from the same options.
+//! Module counts and node counts are exact. Deterministic: the same options give the same bytes.
+//! The node simulation is only the packing's estimate: the finished planted mapping, with the
+//! `tight` and the `feasible` bandwidths and the requirements, goes through `verify::check`
+//! (default options) before anything is returned, whatever the kind (so every kind of one size
+//! and seed comes from the same try). A construction whose final numbers (with the comm times
+//! of the loops) no longer pass the node simulation, or whose planted mapping the verifier
+//! does not call sound, is redone from a seed derived from the same options.
 
 use super::realistic::{ceil3, r2, set_node_cpus, step, Conn, Edge, Grp, Head, Net, Pat, Rack, B};
 use super::realistic::{CPUS, DOMAINS, FAST_T, SLOW_T};
 use super::{node_name, GenRequirement, Generated};
+use crate::verify::{self, Verdict};
+use crate::{parse, perf, report};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -125,8 +132,9 @@ fn bound_possible(modules: usize, nodes: usize) -> bool {
     modules >= 30 && nodes >= 10
 }
 
-/// Tries with derived seeds before giving up (a try fails only when the loops' comm times
-/// reorder a node's allocation; rare).
+/// Tries with derived seeds before giving up (a try fails when the loops' comm times reorder a
+/// node's allocation, or when `verify::check` does not call the planted mapping sound; both
+/// rare).
 const ATTEMPTS: u64 = 12;
 /// Nodes of the recent window tried before a new node is opened.
 const WINDOW: usize = 6;
@@ -264,17 +272,27 @@ struct SMod {
     thread: usize,
     /// The pace it must keep up with (input-paced), or None: it must run undisturbed.
     limit: Option<f64>,
+    /// Its synchronous component (its pipeline) when it has a synchronous input (loop and
+    /// input-paced modules); None for a predecessor (self-paced).
+    sync: Option<usize>,
 }
 
-/// Whether the published allocation (decreasing T_I/O, least-loaded CPU, LD_c = (1 - CPULD) x
-/// LD; members of a loop as one thread) keeps every module on a node of `cpus` CPUs sound:
-/// self-paced and loop modules undisturbed, input-paced ones keeping up. Near-ties of T_I/O
-/// between groups are refused (the verifier's rounding could order them either way).
+/// Whether the published allocation (least-loaded CPU, LD_c = (1 - CPULD) x LD; members of a
+/// loop as one thread) keeps every module on a node of `cpus` CPUs sound: self-paced and loop
+/// modules undisturbed, input-paced ones keeping up. The node's order is the perf model's
+/// (`perf::alloc`): on a node holding only modules of one synchronous component, none a
+/// predecessor ("configuration 1"), eq 8's ascending T_exec x LD; otherwise decreasing T_I/O;
+/// ties by declaration order. Near-ties of the sort key between groups are refused (the
+/// verifier's rounding could order them either way). This is the packing's fast estimate;
+/// the finished planted mapping is checked with `verify::check` itself (`check_planted`).
 fn node_ok(mods: &[SMod], cpus: u32) -> bool {
     let mut order: Vec<&SMod> = mods.iter().collect();
-    order.sort_by(|a, b| b.tio.total_cmp(&a.tio).then(a.key.cmp(&b.key)));
+    let eq8 = mods.first().and_then(|m| m.sync).is_some_and(|c| mods.iter().all(|m| m.sync == Some(c)));
+    let sort_key = |m: &SMod| if eq8 { m.t * m.ld } else { -m.tio };
+    order.sort_by(|a, b| sort_key(a).total_cmp(&sort_key(b)).then(a.key.cmp(&b.key)));
     for w in order.windows(2) {
-        if w[0].key.0 != w[1].key.0 && (w[0].tio - w[1].tio).abs() <= 1e-9 * w[0].tio.abs().max(w[1].tio.abs()) {
+        let (x, y) = (sort_key(w[0]), sort_key(w[1]));
+        if w[0].key.0 != w[1].key.0 && (x - y).abs() <= 1e-9 * x.abs().max(y.abs()) {
             return false;
         }
     }
@@ -314,6 +332,25 @@ fn node_ok(mods: &[SMod], cpus: u32) -> bool {
         }
     }
     true
+}
+
+/// `verify::check` (default options) on the planted mapping of `g`: a retry when it is not
+/// sound, with the verifier's first error.
+fn check_planted(g: &Generated) -> Result<(), Fail> {
+    let bug = |what: &str, e: String| Fail::Error(format!("the hard generator wrote an unreadable {what}: {e}"));
+    let app = parse::application_from_str(&report::gen_app_toml(g), "app", &[])
+        .map_err(|e| bug("application", e.to_string()))?;
+    let cluster =
+        parse::cluster_from_str(&report::gen_cluster_toml(g), "cluster").map_err(|e| bug("cluster", e.to_string()))?;
+    let mapping = parse::mapping_from_str(&report::gen_mapping_toml(g), "mapping", &app, &cluster)
+        .and_then(|p| p.complete(&app, &cluster, "mapping"))
+        .map_err(|e| bug("mapping", e.to_string()))?;
+    let r = verify::check(&app, &cluster, &mapping, &perf::Options::default());
+    if r.verdict == Verdict::Sound {
+        return Ok(());
+    }
+    let first = r.diagnostics.iter().find(|d| d.kind.is_error()).map(|d| d.message.clone()).unwrap_or_default();
+    Err(Fail::Retry(format!("the planted mapping is not sound: {first}")))
 }
 
 /// A node while packing.
@@ -427,6 +464,12 @@ impl H {
                     .max(h.b.groups[h.pipes[p].src].t[FAST_T].expect("cost"));
                 h.b.groups[h.pipes[p].sim].mpi = Some((1.25 * top * ts / 1000.0).ceil());
             }
+        }
+        // The planted mapping, as `verify::check` sees it, in both kinds (so that every kind of
+        // one size and seed is built from the same try): the packing above only estimates it.
+        for p in [&tight, &feasible] {
+            let g = h.b.output(String::new(), requirements.clone(), routes.clone(), &p.bw);
+            check_planted(&g)?;
         }
         let pass = if o.kind == HardKind::Tight { &tight } else { &feasible };
         h.pace = pass.pace.clone();
@@ -958,16 +1001,16 @@ impl H {
         let ld = grp.ld[ty].expect("a cost on the node's type");
         let p = self.pipe_of[g];
         let own = (g << 16) | i;
-        let (tio, thread, limit) = match self.role[g] {
-            Role::SelfPaced => (t * (1.0 - ld), own, None),
-            Role::Loop => (self.pace[p].max(t) - t * ld, usize::MAX - p, None),
+        let (tio, thread, limit, sync) = match self.role[g] {
+            Role::SelfPaced => (t * (1.0 - ld), own, None, None),
+            Role::Loop => (self.pace[p].max(t) - t * ld, usize::MAX - p, None, Some(p)),
             Role::Fed(k) => {
                 let pin = k * self.pace[p];
-                (pin.max(t) - t * ld, own, Some(pin))
+                (pin.max(t) - t * ld, own, Some(pin), Some(p))
             }
             Role::Filter => unreachable!("filters use no CPU"),
         };
-        SMod { key: (g, i), tio, t, ld, thread, limit }
+        SMod { key: (g, i), tio, t, ld, thread, limit, sync }
     }
 
     fn node_ty(&self, n: usize) -> usize {
