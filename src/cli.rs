@@ -170,6 +170,9 @@ pub enum GenFamilyArg {
     /// Pipelines with MPI rings, filters, pinned displays, two processor types, partial networks
     /// and binding requirements (models/realistic).
     Realistic,
+    /// The realistic shape made adversarial: dense planted mappings that share CPUs, bandwidth
+    /// 1.02x the planted use, interaction loops, bound MPI ranks, more requirements (models/hard).
+    Hard,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -186,6 +189,10 @@ pub enum GenKindArg {
     InfeasibleLink,
     /// realistic family: a minimum frequency no processor type reaches.
     InfeasibleRequirement,
+    /// hard family: a partition node too small for a simulation whose MPI ranks must share a node.
+    InfeasiblePack,
+    /// hard family: a minimum frequency just above an interaction loop's shortest round trip.
+    InfeasibleCycle,
 }
 
 #[derive(Subcommand)]
@@ -342,10 +349,10 @@ pub struct GenArgs {
     #[arg(long, value_enum, default_value = "feasible")]
     pub kind: GenKindArg,
     /// Directory for the application and planted mapping (mapping in DIR/mappings)
-    /// [default: models/generated, or models/realistic].
+    /// [default: models/generated, models/realistic or models/hard].
     #[arg(long, value_name = "DIR")]
     pub models: Option<PathBuf>,
-    /// Directory for the cluster [default: clusters/generated, or clusters/realistic].
+    /// Directory for the cluster [default: clusters/generated, clusters/realistic or clusters/hard].
     #[arg(long, value_name = "DIR")]
     pub clusters: Option<PathBuf>,
 }

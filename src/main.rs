@@ -459,7 +459,7 @@ fn gen_cmd(a: GenArgs) -> ExitCode {
                 GenKindArg::InfeasibleCpu => RealisticKind::InfeasibleCpu,
                 GenKindArg::InfeasibleLink => RealisticKind::InfeasibleLink,
                 GenKindArg::InfeasibleRequirement => RealisticKind::InfeasibleRequirement,
-                GenKindArg::Infeasible => {
+                GenKindArg::Infeasible | GenKindArg::InfeasiblePack | GenKindArg::InfeasibleCycle => {
                     let msg =
                         "--family realistic: say --kind infeasible-cpu, infeasible-link or infeasible-requirement";
                     return usage("--kind", msg.into(), false);
@@ -470,11 +470,32 @@ fn gen_cmd(a: GenArgs) -> ExitCode {
                 Err(e) => return usage("--modules, --nodes", e, false),
             }
         }
+        (GenFamilyArg::Hard, k) => {
+            use gen::hard::{HardKind, HardOptions};
+            let kind = match k {
+                GenKindArg::Feasible => HardKind::Feasible,
+                GenKindArg::Tight => HardKind::Tight,
+                GenKindArg::InfeasiblePack => HardKind::InfeasiblePack,
+                GenKindArg::InfeasibleCycle => HardKind::InfeasibleCycle,
+                _ => {
+                    let msg = "--family hard: --kind is feasible, tight, infeasible-pack or infeasible-cycle";
+                    return usage("--kind", msg.into(), false);
+                }
+            };
+            match gen::hard::generate(&HardOptions { modules, nodes, seed, kind }) {
+                Ok(g) => g,
+                Err(e) => return usage("--modules, --nodes, --kind", e, false),
+            }
+        }
         (GenFamilyArg::Pipeline, _) => {
             return usage("--kind", "--family pipeline: --kind is feasible, tight or infeasible".into(), false);
         }
     };
-    let dir = if family == GenFamilyArg::Realistic { "realistic" } else { "generated" };
+    let dir = match family {
+        GenFamilyArg::Pipeline => "generated",
+        GenFamilyArg::Realistic => "realistic",
+        GenFamilyArg::Hard => "hard",
+    };
     let models = models.unwrap_or_else(|| PathBuf::from("models").join(dir));
     let clusters = clusters.unwrap_or_else(|| PathBuf::from("clusters").join(dir));
     let files = [

@@ -1,9 +1,10 @@
 //! Synthetic instances for tests and benchmarks, seeded, with a planted sound mapping.
 //!
 //! Owns: choosing the numbers (as plain specs, [`Generated`]); `report::gen` writes them in the
-//! description formats. Two families: `pipeline` (this file, [`generate`]) and `realistic`
+//! description formats. Three families: `pipeline` (this file, [`generate`]), `realistic`
 //! ([`realistic::generate`]: several processor types, pinned displays, filters, MPI rings,
-//! partial networks and binding requirements; see that module).
+//! partial networks and binding requirements; see that module) and `hard`
+//! ([`hard::generate`]: the realistic shape made adversarial, with dense planted mappings).
 //!
 //! The pipeline family. Construction: stages of module groups linked one-to-one, all-to-all or modulo, FIFO
 //! or greedy. A FIFO stage runs faster than its input's pace, so the synchronisation analysis
@@ -18,6 +19,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 
+pub mod hard;
 pub mod realistic;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -87,7 +87,7 @@ use rand::{Rng, SeedableRng};
 pub const FAST: &str = "epyc";
 /// The slow processor type's name.
 pub const SLOW: &str = "xeon";
-const TYPE_NAMES: [&str; 2] = [FAST, SLOW];
+pub(super) const TYPE_NAMES: [&str; 2] = [FAST, SLOW];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RealisticKind {
@@ -138,28 +138,28 @@ pub fn check_size(modules: usize, nodes: usize) -> Result<(), String> {
     Ok(())
 }
 
-const FAST_T: usize = 0;
-const SLOW_T: usize = 1;
+pub(super) const FAST_T: usize = 0;
+pub(super) const SLOW_T: usize = 1;
 /// CPU counts a node may have.
-const CPUS: [u32; 8] = [2, 4, 6, 8, 12, 16, 24, 32];
-const DOMAINS: [&str; 8] = ["fluid", "ocean", "plasma", "crowd", "cloth", "quake", "smoke", "galaxy"];
+pub(super) const CPUS: [u32; 8] = [2, 4, 6, 8, 12, 16, 24, 32];
+pub(super) const DOMAINS: [&str; 8] = ["fluid", "ocean", "plasma", "crowd", "cloth", "quake", "smoke", "galaxy"];
 
-fn r2(x: f64) -> f64 {
+pub(super) fn r2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
-fn ceil3(x: f64) -> f64 {
+pub(super) fn ceil3(x: f64) -> f64 {
     (x * 1000.0).ceil() / 1000.0
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Pat {
+pub(super) enum Pat {
     OneToOne,
     AllToAll,
     Modulo,
 }
 
 impl Pat {
-    fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Pat::OneToOne => "one-to-one",
             Pat::AllToAll => "all-to-all",
@@ -167,7 +167,7 @@ impl Pat {
         }
     }
     /// Instance pairs, as the parser expands them.
-    fn pairs(self, a: usize, b: usize) -> Vec<(usize, usize)> {
+    pub(super) fn pairs(self, a: usize, b: usize) -> Vec<(usize, usize)> {
         match self {
             Pat::OneToOne => (0..a).map(|i| (i, i)).collect(),
             Pat::AllToAll => (0..a).flat_map(|i| (0..b).map(move |j| (i, j))).collect(),
@@ -184,29 +184,32 @@ impl Pat {
 
 /// A module or filter group, with what the planted mapping does with it.
 #[derive(Clone, Debug)]
-struct Grp {
-    name: String,
-    n: usize,
+pub(super) struct Grp {
+    pub(super) name: String,
+    pub(super) n: usize,
     /// (kind, ratio) for filters.
-    filter: Option<(&'static str, u32)>,
+    pub(super) filter: Option<(&'static str, u32)>,
     /// T_exec in ms per type (FAST_T, SLOW_T); None: no cost on that type.
-    t: [Option<f64>; 2],
-    ld: [Option<f64>; 2],
-    pin: Option<Vec<usize>>,
-    mpi: Option<f64>,
+    pub(super) t: [Option<f64>; 2],
+    pub(super) ld: [Option<f64>; 2],
+    pub(super) pin: Option<Vec<usize>>,
+    pub(super) mpi: Option<f64>,
     /// Planted processor type (modules).
-    ty: usize,
+    pub(super) ty: usize,
     /// Planted node of each instance.
-    nodes: Vec<usize>,
+    pub(super) nodes: Vec<usize>,
     /// Frequency of every instance in the planted mapping, Hz.
-    hz: f64,
+    pub(super) hz: f64,
+    /// Nodes the group may use (`allowed_nodes`); None: every node (or, for a module without
+    /// a cost on one processor type, the display nodes).
+    pub(super) allowed: Option<Vec<usize>>,
 }
 
 impl Grp {
-    fn module(name: String, n: usize, t: [Option<f64>; 2], ld: [Option<f64>; 2]) -> Grp {
-        Grp { name, n, filter: None, t, ld, pin: None, mpi: None, ty: FAST_T, nodes: vec![], hz: 0.0 }
+    pub(super) fn module(name: String, n: usize, t: [Option<f64>; 2], ld: [Option<f64>; 2]) -> Grp {
+        Grp { name, n, filter: None, t, ld, pin: None, mpi: None, ty: FAST_T, nodes: vec![], hz: 0.0, allowed: None }
     }
-    fn filter(name: String, kind: &'static str, ratio: u32) -> Grp {
+    pub(super) fn filter(name: String, kind: &'static str, ratio: u32) -> Grp {
         Grp {
             name,
             n: 1,
@@ -218,23 +221,24 @@ impl Grp {
             ty: FAST_T,
             nodes: vec![],
             hz: 0.0,
+            allowed: None,
         }
     }
-    fn tmin(&self) -> f64 {
+    pub(super) fn tmin(&self) -> f64 {
         self.t.iter().flatten().copied().fold(f64::INFINITY, f64::min)
     }
-    fn obj(&self, i: usize) -> String {
+    pub(super) fn obj(&self, i: usize) -> String {
         inst(&self.name, self.n, i)
     }
 }
 
 #[derive(Clone, Debug)]
-struct Conn {
-    from: usize,
-    to: usize,
-    greedy: bool,
-    pat: Pat,
-    vol: f64,
+pub(super) struct Conn {
+    pub(super) from: usize,
+    pub(super) to: usize,
+    pub(super) greedy: bool,
+    pub(super) pat: Pat,
+    pub(super) vol: f64,
 }
 
 /// What one pipeline is made of (group indices).
@@ -278,61 +282,50 @@ impl Plan {
 }
 
 #[derive(Clone, Debug)]
-struct Rack {
-    first: usize,
-    count: usize,
-    cpus: u32,
-    ty: usize,
-    display: bool,
-    nets: Vec<usize>,
+pub(super) struct Rack {
+    pub(super) first: usize,
+    pub(super) count: usize,
+    pub(super) cpus: u32,
+    pub(super) ty: usize,
+    pub(super) display: bool,
+    pub(super) nets: Vec<usize>,
 }
 
-struct Net {
-    name: String,
-    fast: bool,
-    latency_ms: f64,
+pub(super) struct Net {
+    pub(super) name: String,
+    pub(super) fast: bool,
+    pub(super) latency_ms: f64,
 }
 
-struct B {
-    rng: StdRng,
-    groups: Vec<Grp>,
-    conns: Vec<Conn>,
+pub(super) struct B {
+    pub(super) rng: StdRng,
+    pub(super) groups: Vec<Grp>,
+    pub(super) conns: Vec<Conn>,
     pipes: Vec<Pipe>,
-    walls: Vec<Vec<usize>>,
-    display_ty: usize,
-    racks: Vec<Rack>,
-    nets: Vec<Net>,
+    pub(super) walls: Vec<Vec<usize>>,
+    pub(super) display_ty: usize,
+    pub(super) racks: Vec<Rack>,
+    pub(super) nets: Vec<Net>,
     /// Rack of every node.
-    rack_of: Vec<usize>,
-    free: Vec<u32>,
+    pub(super) rack_of: Vec<usize>,
+    pub(super) free: Vec<u32>,
 }
 
 /// An instance-level edge of the planted application.
-struct Edge {
+pub(super) struct Edge {
     /// Connection name (as the parser names it).
-    conn: String,
+    pub(super) conn: String,
     /// Index into `conns`, or None for an MPI exchange.
-    conn_ix: Option<usize>,
-    from: (usize, usize),
-    to: (usize, usize),
-    vol: f64,
-    rate: f64,
+    pub(super) conn_ix: Option<usize>,
+    pub(super) from: (usize, usize),
+    pub(super) to: (usize, usize),
+    pub(super) vol: f64,
+    pub(super) rate: f64,
 }
 
 pub fn generate(o: &RealisticOptions) -> Result<Generated, String> {
     check_size(o.modules, o.nodes)?;
-    let mut b = B {
-        rng: StdRng::seed_from_u64(o.seed),
-        groups: vec![],
-        conns: vec![],
-        pipes: vec![],
-        walls: vec![],
-        display_ty: FAST_T,
-        racks: vec![],
-        nets: vec![],
-        rack_of: vec![],
-        free: vec![],
-    };
+    let mut b = B::new(o.seed);
     let display = b.plan_displays(o.nodes, o.modules);
     let plans = b.plan_pipelines(o.modules);
     for (p, plan) in plans.iter().enumerate() {
@@ -352,52 +345,106 @@ pub fn generate(o: &RealisticOptions) -> Result<Generated, String> {
     let bw = b.bandwidths(&edges, &planned, factor);
     let bw_tight = b.bandwidths(&edges, &planned, 1.1);
     let requirements = b.requirements(&edges, &planned, &bw, &bw_tight);
-    let planted_nodes = {
-        let mut used: Vec<usize> = b.groups.iter().flat_map(|g| g.nodes.iter().copied()).collect();
-        used.sort();
-        used.dedup();
-        used.len()
+    let head = Head {
+        family: "realistic",
+        kind: o.kind.name(),
+        modules: o.modules,
+        nodes: o.nodes,
+        seed: o.seed,
+        display,
+        factor,
+        shares: "",
     };
-    let base = format!("realistic-{}x{}", o.modules, o.nodes);
-    let name = format!("{base}-{}-s{}", o.kind.name(), o.seed);
-    let mut g = b.output(name, requirements, routes, &bw);
-    g.notes = vec![
-        format!("Family realistic, kind {}: {} modules, {} nodes, seed {}.", o.kind.name(), o.modules, o.nodes, o.seed),
-        format!(
-            "Processor types: {FAST} (fast) and {SLOW} (slow); display nodes {}..{} are {}.",
-            node_name(0),
-            node_name(display - 1),
-            TYPE_NAMES[b.display_ty]
-        ),
-    ];
-    if o.kind.is_feasible() {
-        g.planted_nodes = Some(planted_nodes);
-        g.notes.push(format!(
-            "Bandwidths: {factor}x the planted mapping's busiest use of each network; the planted mapping (mappings/{}.toml) uses {planted_nodes} of {} nodes.",
-            g.name, o.nodes
-        ));
-    } else {
-        g.place.clear();
-        g.routes.clear();
-        let (change, why) = b.break_it(o.kind, &mut g);
-        g.notes.push(format!("Derived from {base}-feasible-s{} by one change: {change}", o.seed));
-        g.notes.push(format!("No mapping exists: {why}"));
-    }
+    let mut g = b.output(head.name(), requirements, routes, &bw);
+    let broken = (!o.kind.is_feasible()).then(|| b.break_it(o.kind, &mut g));
+    b.finish(&mut g, &head, broken);
     Ok(g)
 }
 
+/// What the first lines of an instance's files say.
+pub(super) struct Head {
+    pub(super) family: &'static str,
+    pub(super) kind: &'static str,
+    pub(super) modules: usize,
+    pub(super) nodes: usize,
+    pub(super) seed: u64,
+    /// Display nodes (the first ones).
+    pub(super) display: usize,
+    /// Bandwidth over the planted busiest use.
+    pub(super) factor: f64,
+    /// Words about the planted mapping before "uses N of M nodes".
+    pub(super) shares: &'static str,
+}
+
+impl Head {
+    /// `family-MxN`.
+    pub(super) fn base(&self) -> String {
+        format!("{}-{}x{}", self.family, self.modules, self.nodes)
+    }
+    pub(super) fn name(&self) -> String {
+        format!("{}-{}-s{}", self.base(), self.kind, self.seed)
+    }
+}
+
 impl B {
-    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
+    /// The head notes; the planted node count, or for an infeasible instance (`broken`: its one
+    /// change and why no mapping exists) no planted mapping.
+    pub(super) fn finish(&self, g: &mut Generated, h: &Head, broken: Option<(String, String)>) {
+        g.notes = vec![
+            format!("Family {}, kind {}: {} modules, {} nodes, seed {}.", h.family, h.kind, h.modules, h.nodes, h.seed),
+            format!(
+                "Processor types: {FAST} (fast) and {SLOW} (slow); display nodes {}..{} are {}.",
+                node_name(0),
+                node_name(h.display - 1),
+                TYPE_NAMES[self.display_ty]
+            ),
+        ];
+        match broken {
+            None => {
+                let mut used: Vec<usize> = self.groups.iter().flat_map(|g| g.nodes.iter().copied()).collect();
+                used.sort();
+                used.dedup();
+                g.planted_nodes = Some(used.len());
+                g.notes.push(format!(
+                    "Bandwidths: {}x the planted mapping's busiest use of each network; the planted mapping (mappings/{}.toml) {}uses {} of {} nodes.",
+                    h.factor, g.name, h.shares, used.len(), h.nodes
+                ));
+            }
+            Some((change, why)) => {
+                g.place.clear();
+                g.routes.clear();
+                g.notes.push(format!("Derived from {}-feasible-s{} by one change: {change}", h.base(), h.seed));
+                g.notes.push(format!("No mapping exists: {why}"));
+            }
+        }
+    }
+
+    /// An empty builder with its random generator seeded.
+    pub(super) fn new(seed: u64) -> B {
+        B {
+            rng: StdRng::seed_from_u64(seed),
+            groups: vec![],
+            conns: vec![],
+            pipes: vec![],
+            walls: vec![],
+            display_ty: FAST_T,
+            racks: vec![],
+            nets: vec![],
+            rack_of: vec![],
+            free: vec![],
+        }
+    }
+    pub(super) fn pick<T: Copy>(&mut self, v: &[T]) -> T {
         v[self.rng.random_range(0..v.len())]
     }
-    fn u(&mut self, lo: f64, hi: f64) -> f64 {
+    pub(super) fn u(&mut self, lo: f64, hi: f64) -> f64 {
         self.rng.random_range(lo..hi)
     }
 
     /// Display nodes (the first ones) and their walls; returns how many display nodes. The first
     /// wall has at least two nodes and leaves room for a visual pipeline (source, two simulation
     /// instances, a viewer, a joypad and the renderers).
-    fn plan_displays(&mut self, nodes: usize, modules: usize) -> usize {
+    pub(super) fn plan_displays(&mut self, nodes: usize, modules: usize) -> usize {
         let share = self.u(0.08, 0.14);
         let d = ((nodes as f64 * share).round() as usize).clamp(2, (nodes / 4).max(2));
         let wmax = if nodes >= 64 { 8 } else { 4 };
@@ -477,7 +524,12 @@ impl B {
         plans
     }
 
-    fn costs(&mut self, fast_ms: f64, ld: (f64, f64), slow_at_least: f64) -> ([Option<f64>; 2], [Option<f64>; 2]) {
+    pub(super) fn costs(
+        &mut self,
+        fast_ms: f64,
+        ld: (f64, f64),
+        slow_at_least: f64,
+    ) -> ([Option<f64>; 2], [Option<f64>; 2]) {
         let s = self.u(1.3, 2.5);
         let tf = r2(fast_ms).max(0.01);
         let ts = r2((tf * s).max(slow_at_least));
@@ -486,12 +538,12 @@ impl B {
         ([Some(tf), Some(ts)], [Some(lf.clamp(0.01, 1.0)), Some(ls)])
     }
 
-    fn add(&mut self, g: Grp) -> usize {
+    pub(super) fn add(&mut self, g: Grp) -> usize {
         self.groups.push(g);
         self.groups.len() - 1
     }
 
-    fn connect(&mut self, from: usize, to: usize, greedy: bool, vol: f64) {
+    pub(super) fn connect(&mut self, from: usize, to: usize, greedy: bool, vol: f64) {
         let (a, b) = (self.groups[from].n, self.groups[to].n);
         let pat = if a == b {
             if a > 1 && a <= 4 && self.rng.random_bool(0.15) {
@@ -808,7 +860,7 @@ impl B {
         }
     }
 
-    fn on(&self, n: usize, net: usize) -> bool {
+    pub(super) fn on(&self, n: usize, net: usize) -> bool {
         self.racks[self.rack_of[n]].nets.contains(&net)
     }
 
@@ -975,7 +1027,7 @@ impl B {
     }
 
     /// Every instance-level edge, with its rate in the planted mapping.
-    fn edges(&self) -> Vec<Edge> {
+    pub(super) fn edges(&self) -> Vec<Edge> {
         let mut out = Vec::new();
         let mut names = std::collections::BTreeMap::new();
         for (ci, c) in self.conns.iter().enumerate() {
@@ -1016,12 +1068,12 @@ impl B {
         out
     }
 
-    fn node(&self, o: (usize, usize)) -> usize {
+    pub(super) fn node(&self, o: (usize, usize)) -> usize {
         self.groups[o.0].nodes[o.1]
     }
 
     /// A network for every non-local edge (None for local ones), and the `[[route]]` entries.
-    fn routes(&mut self, edges: &[Edge]) -> Result<(Vec<GenRoute>, Vec<Option<usize>>), String> {
+    pub(super) fn routes(&mut self, edges: &[Edge]) -> Result<(Vec<GenRoute>, Vec<Option<usize>>), String> {
         let mut chosen = vec![None; edges.len()];
         let mut k = 0;
         let mut out = Vec::new();
@@ -1083,7 +1135,7 @@ impl B {
     }
 
     /// Bandwidth of every network, bytes per second, as written (MB/s rounded up to 0.001).
-    fn bandwidths(&self, edges: &[Edge], planned: &[Option<usize>], factor: f64) -> Vec<f64> {
+    pub(super) fn bandwidths(&self, edges: &[Edge], planned: &[Option<usize>], factor: f64) -> Vec<f64> {
         let nn = self.nets.len();
         let mut send = vec![0.0; self.free.len() * nn];
         let mut recv = vec![0.0; self.free.len() * nn];
@@ -1112,7 +1164,13 @@ impl B {
     }
 
     /// eq 11 of the planted mapping for a path of objects, ms, with bandwidths `bw` (B/s).
-    fn latency(&self, path: &[(usize, usize)], edges: &[Edge], planned: &[Option<usize>], bw: &[f64]) -> f64 {
+    pub(super) fn latency(
+        &self,
+        path: &[(usize, usize)],
+        edges: &[Edge],
+        planned: &[Option<usize>],
+        bw: &[f64],
+    ) -> f64 {
         let mut l: f64 =
             path.iter().filter(|o| self.groups[o.0].filter.is_none()).map(|o| 1000.0 / self.groups[o.0].hz).sum();
         for w in path.windows(2) {
@@ -1194,7 +1252,13 @@ impl B {
         }
         seq.extend(pipe.vis);
         seq.extend(pipe.rend);
-        let mut path = vec![(pipe.src, 0)];
+        self.follow(&seq, edges)
+    }
+
+    /// A path of objects through the groups `seq`, from the first one's instance 0, following
+    /// random connection edges.
+    pub(super) fn follow(&mut self, seq: &[usize], edges: &[Edge]) -> Vec<(usize, usize)> {
+        let mut path = vec![(seq[0], 0)];
         for &g in &seq[1..] {
             let at = *path.last().expect("non-empty");
             let next: Vec<(usize, usize)> =
@@ -1204,7 +1268,13 @@ impl B {
         path
     }
 
-    fn output(&self, name: String, requirements: Vec<GenRequirement>, routes: Vec<GenRoute>, bw: &[f64]) -> Generated {
+    pub(super) fn output(
+        &self,
+        name: String,
+        requirements: Vec<GenRequirement>,
+        routes: Vec<GenRoute>,
+        bw: &[f64],
+    ) -> Generated {
         let ranges = |v: &[usize]| -> Vec<String> {
             // Consecutive runs as ranges.
             let mut out = Vec::new();
@@ -1233,7 +1303,10 @@ impl B {
                     instances: g.n,
                     texec_ms: cost(&g.t),
                     load: cost(&g.ld),
-                    allowed: (g.t[0].is_none() || g.t[1].is_none()).then(|| ranges(&display)),
+                    allowed: match &g.allowed {
+                        Some(a) => Some(ranges(a)),
+                        None => (g.t[0].is_none() || g.t[1].is_none()).then(|| ranges(&display)),
+                    },
                     pin: g.pin.as_ref().map(|p| p.iter().map(|&n| node_name(n)).collect()),
                     mpi_ring_bytes: g.mpi,
                 }),
@@ -1304,17 +1377,7 @@ impl B {
                 }
                 let d = (0..count.len()).max_by_key(|&n| (count[n], std::cmp::Reverse(n))).expect("nodes");
                 let k = count[d];
-                let gi = g.node_groups.iter().position(|x| d >= x.first && d < x.first + x.count).expect("rack");
-                let rack = g.node_groups[gi].clone();
-                let mut parts = Vec::new();
-                if d > rack.first {
-                    parts.push(GenNodeGroup { count: d - rack.first, ..rack.clone() });
-                }
-                parts.push(GenNodeGroup { first: d, count: 1, cpus: k - 1, ..rack.clone() });
-                if d + 1 < rack.first + rack.count {
-                    parts.push(GenNodeGroup { first: d + 1, count: rack.first + rack.count - d - 1, ..rack.clone() });
-                }
-                g.node_groups.splice(gi..gi + 1, parts);
+                let old_cpus = set_node_cpus(&mut g.node_groups, d, k - 1);
                 let names: Vec<String> = self
                     .groups
                     .iter()
@@ -1329,7 +1392,7 @@ impl B {
                     })
                     .collect();
                 (
-                    format!("node {} has {} CPUs instead of {}.", node_name(d), k - 1, rack.cpus),
+                    format!("node {} has {} CPUs instead of {}.", node_name(d), k - 1, old_cpus),
                     format!(
                         "{k} self-paced modules ({}; their inputs are all greedy) are pinned to {}; each must find an idle CPU in the first allocation round (on a loaded CPU LD_c < LD and it runs below its own pace: cpu-overload), and {} has {} CPUs.",
                         names.join(", "),
@@ -1404,8 +1467,24 @@ impl B {
     }
 }
 
+/// Gives node `d` `cpus` CPUs, splitting its node group around it; returns its old CPU count.
+pub(super) fn set_node_cpus(node_groups: &mut Vec<GenNodeGroup>, d: usize, cpus: u32) -> u32 {
+    let gi = node_groups.iter().position(|x| d >= x.first && d < x.first + x.count).expect("rack");
+    let rack = node_groups[gi].clone();
+    let mut parts = Vec::new();
+    if d > rack.first {
+        parts.push(GenNodeGroup { count: d - rack.first, ..rack.clone() });
+    }
+    parts.push(GenNodeGroup { first: d, count: 1, cpus, ..rack.clone() });
+    if d + 1 < rack.first + rack.count {
+        parts.push(GenNodeGroup { first: d + 1, count: rack.first + rack.count - d - 1, ..rack.clone() });
+    }
+    node_groups.splice(gi..gi + 1, parts);
+    rack.cpus
+}
+
 /// The next CPU count up (`dir` = 1) in [`CPUS`].
-fn step(c: u32, dir: i32) -> u32 {
+pub(super) fn step(c: u32, dir: i32) -> u32 {
     let i = CPUS.iter().position(|&x| x >= c).unwrap_or(CPUS.len() - 1) as i32;
     CPUS[(i + dir).clamp(0, CPUS.len() as i32 - 1) as usize]
 }

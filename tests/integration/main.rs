@@ -8,6 +8,7 @@ mod dependencies;
 mod fuzz;
 mod generated;
 mod hand;
+mod hard;
 mod optimise;
 mod paper;
 mod realistic;

@@ -16,18 +16,23 @@ use flowmap::verify::{self, Kind, Verdict};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 
-struct Instance {
-    app: Application,
-    cluster: Cluster,
-    mapping: Option<Mapping>,
+pub(crate) struct Instance {
+    pub(crate) app: Application,
+    pub(crate) cluster: Cluster,
+    pub(crate) mapping: Option<Mapping>,
 }
 
 fn build(modules: usize, nodes: usize, seed: u64, kind: RealisticKind) -> Instance {
-    let g = generate(&RealisticOptions { modules, nodes, seed, kind }).unwrap();
-    let app = parse::application_from_str(&report::gen_app_toml(&g), "app", &[]).unwrap_or_else(|e| panic!("{e}"));
-    let cluster = parse::cluster_from_str(&report::gen_cluster_toml(&g), "cluster").unwrap_or_else(|e| panic!("{e}"));
+    instance(&generate(&RealisticOptions { modules, nodes, seed, kind }).unwrap(), modules, nodes)
+}
+
+/// A generated instance read back through the parser (the planted mapping too, if any), with
+/// its sizes checked.
+pub(crate) fn instance(g: &flowmap::gen::Generated, modules: usize, nodes: usize) -> Instance {
+    let app = parse::application_from_str(&report::gen_app_toml(g), "app", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let cluster = parse::cluster_from_str(&report::gen_cluster_toml(g), "cluster").unwrap_or_else(|e| panic!("{e}"));
     let mapping = g.has_mapping().then(|| {
-        parse::mapping_from_str(&report::gen_mapping_toml(&g), "mapping", &app, &cluster)
+        parse::mapping_from_str(&report::gen_mapping_toml(g), "mapping", &app, &cluster)
             .and_then(|p| p.complete(&app, &cluster, "mapping"))
             .unwrap_or_else(|e| panic!("{e}"))
     });
@@ -36,7 +41,7 @@ fn build(modules: usize, nodes: usize, seed: u64, kind: RealisticKind) -> Instan
     Instance { app, cluster, mapping }
 }
 
-fn load(app: &str, cluster: &str, mapping: Option<&str>) -> Instance {
+pub(crate) fn load(app: &str, cluster: &str, mapping: Option<&str>) -> Instance {
     let r = root();
     let app = parse::load_application(&r.join(app), &[]).unwrap_or_else(|e| panic!("{e}"));
     let cluster = parse::load_cluster(&r.join(cluster)).unwrap_or_else(|e| panic!("{e}"));
@@ -45,21 +50,26 @@ fn load(app: &str, cluster: &str, mapping: Option<&str>) -> Instance {
 }
 
 /// One entry of models/realistic/corpus.toml.
-struct Entry {
-    name: String,
-    app: String,
-    cluster: String,
-    mapping: Option<String>,
-    kind: String,
-    expected: String,
-    modules: usize,
-    nodes: usize,
-    seed: u64,
-    planted: Option<usize>,
+pub(crate) struct Entry {
+    pub(crate) name: String,
+    pub(crate) app: String,
+    pub(crate) cluster: String,
+    pub(crate) mapping: Option<String>,
+    pub(crate) kind: String,
+    pub(crate) expected: String,
+    pub(crate) modules: usize,
+    pub(crate) nodes: usize,
+    pub(crate) seed: u64,
+    pub(crate) planted: Option<usize>,
 }
 
 fn corpus() -> Vec<Entry> {
-    let text = std::fs::read_to_string(root().join("models/realistic/corpus.toml")).unwrap();
+    corpus_at("models/realistic/corpus.toml")
+}
+
+/// The entries of a corpus index (models/FAMILY/corpus.toml).
+pub(crate) fn corpus_at(index: &str) -> Vec<Entry> {
+    let text = std::fs::read_to_string(root().join(index)).unwrap();
     let t: toml::Table = toml::from_str(&text).unwrap();
     let s = |e: &toml::Table, k: &str| e[k].as_str().unwrap().to_string();
     let n = |e: &toml::Table, k: &str| e[k].as_integer().unwrap() as usize;
@@ -96,14 +106,14 @@ fn kind_of(name: &str) -> RealisticKind {
     }
 }
 
-fn used_nodes(m: &Mapping) -> usize {
+pub(crate) fn used_nodes(m: &Mapping) -> usize {
     let mut v: Vec<u32> = m.placement.iter().map(|p| p.node.0).collect();
     v.sort();
     v.dedup();
     v.len()
 }
 
-fn assert_sound(i: &Instance, what: &str) -> verify::Report {
+pub(crate) fn assert_sound(i: &Instance, what: &str) -> verify::Report {
     let r = verify::check(&i.app, &i.cluster, i.mapping.as_ref().unwrap(), &Options::default());
     let errors: Vec<_> = r.diagnostics.iter().filter(|d| d.kind.is_error()).map(|d| &d.message).collect();
     assert_eq!(r.verdict, Verdict::Sound, "{what}: {errors:?}");
@@ -112,30 +122,31 @@ fn assert_sound(i: &Instance, what: &str) -> verify::Report {
 
 // ---- the test's own reading of the model (independent of perf::sync) ----
 
-fn texec_on(app: &Application, o: ObjectId, processor: &str) -> Option<f64> {
+pub(crate) fn texec_on(app: &Application, o: ObjectId, processor: &str) -> Option<f64> {
     app.object(o).costs().and_then(|c| c.texec.on(processor))
 }
 
 /// T_exec on every processor type the module has a cost for (seconds).
-fn texecs(app: &Application, o: ObjectId) -> Vec<(String, f64)> {
+pub(crate) fn texecs(app: &Application, o: ObjectId) -> Vec<(String, f64)> {
     match &app.object(o).costs().unwrap().texec {
         flowmap::model::PerType::Uniform(v) => vec![(String::new(), *v)],
         flowmap::model::PerType::ByType(m) => m.iter().map(|(k, v)| (k.clone(), *v)).collect(),
     }
 }
 
-fn fastest(app: &Application, o: ObjectId) -> f64 {
+pub(crate) fn fastest(app: &Application, o: ObjectId) -> f64 {
     texecs(app, o).iter().map(|x| x.1).fold(f64::INFINITY, f64::min)
 }
 
 /// The processor type on which `o` is slowest, and its T_exec there.
-fn slowest(app: &Application, o: ObjectId) -> (String, f64) {
+pub(crate) fn slowest(app: &Application, o: ObjectId) -> (String, f64) {
     texecs(app, o).into_iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap()
 }
 
 /// The modules `o` waits for: walk FIFO edges backwards through non-greedy filters, multiplying
-/// the gather ratios (a module reached twice keeps its largest ratio).
-fn fifo_ancestors(app: &Application, o: ObjectId) -> Vec<(ObjectId, f64)> {
+/// the gather ratios (a module reached twice keeps its largest ratio; in a synchronous cycle,
+/// `o` itself is among them).
+pub(crate) fn fifo_ancestors(app: &Application, o: ObjectId) -> Vec<(ObjectId, f64)> {
     let mut out: Vec<(ObjectId, f64)> = Vec::new();
     let mut stack = vec![(o, 1.0)];
     while let Some((x, ratio)) = stack.pop() {
@@ -146,11 +157,22 @@ fn fifo_ancestors(app: &Application, o: ObjectId) -> Vec<(ObjectId, f64)> {
             let s = e.source();
             match app.object(s).filter() {
                 None => {
-                    match out.iter_mut().find(|y| y.0 == s) {
-                        Some(y) => y.1 = y.1.max(ratio),
-                        None => out.push((s, ratio)),
+                    // Walk on only from a module reached anew or with a larger ratio (so that a
+                    // synchronous cycle ends the walk).
+                    let grew = match out.iter_mut().find(|y| y.0 == s) {
+                        Some(y) if y.1 >= ratio => false,
+                        Some(y) => {
+                            y.1 = ratio;
+                            true
+                        }
+                        None => {
+                            out.push((s, ratio));
+                            true
+                        }
+                    };
+                    if grew {
+                        stack.push((s, ratio));
                     }
-                    stack.push((s, ratio));
                 }
                 Some(FilterKind::Greedy) => {}
                 Some(k) => stack.push((s, ratio * k.ratio() as f64)),
@@ -161,14 +183,14 @@ fn fifo_ancestors(app: &Application, o: ObjectId) -> Vec<(ObjectId, f64)> {
 }
 
 /// A module with no FIFO input from a module or a non-greedy filter runs at its own pace.
-fn self_paced(app: &Application, o: ObjectId) -> bool {
+pub(crate) fn self_paced(app: &Application, o: ObjectId) -> bool {
     app.graph.edges_directed(o, Direction::Incoming).all(|e| {
         e.weight().role != EdgeRole::Flow(Sync::Fifo) || app.object(e.source()).filter() == Some(FilterKind::Greedy)
     })
 }
 
 /// The planted mapping with `o` moved to `node`, its edges re-routed (first shared network).
-fn moved(i: &Instance, o: ObjectId, node: flowmap::model::NodeId) -> Mapping {
+pub(crate) fn moved(i: &Instance, o: ObjectId, node: flowmap::model::NodeId) -> Mapping {
     let mut m = i.mapping.clone().unwrap();
     m.placement[o.index()] = Placement { node, cpu: None };
     for e in i.app.graph.edge_references() {
@@ -187,7 +209,7 @@ fn moved(i: &Instance, o: ObjectId, node: flowmap::model::NodeId) -> Mapping {
 
 /// A node of `processor` where the planted mapping leaves a CPU free, preferring one that
 /// shares a network with every neighbour of `o`.
-fn free_node(i: &Instance, o: ObjectId, processor: &str) -> flowmap::model::NodeId {
+pub(crate) fn free_node(i: &Instance, o: ObjectId, processor: &str) -> flowmap::model::NodeId {
     let m = i.mapping.as_ref().unwrap();
     let mut count = vec![0u32; i.cluster.nodes.len()];
     for x in i.app.modules() {
