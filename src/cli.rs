@@ -180,6 +180,10 @@ pub enum Cmd {
     /// (exit 0 found, 1 no value in range has one, 2 bad input, 3 inconclusive).
     #[command(group(ArgGroup::new("target").required(true).args(["param", "frequency"])))]
     Limit(LimitArgs),
+    /// Why no sound mapping exists: a minimal conflict of facts you wrote, with the numbers that
+    /// make it bind, and the smallest changes that make the instance feasible, each verified by
+    /// solving the changed instance (exit 0 feasible, 1 explained, 2 bad input, 3 no answer in time).
+    Explain(ExplainArgs),
     /// Write the static CSP as solver-neutral JSON (for the CP-SAT reference script in benches/).
     ExportCsp {
         #[command(flatten)]
@@ -259,6 +263,11 @@ pub struct SolveArgs {
     /// on a terminal a status line is shown anyway.
     #[arg(long)]
     pub progress: bool,
+    /// When infeasibility is proven by search (no reason found before it), also compute a
+    /// minimal conflict (as `flowmap explain` does, without repairs); it is computed anyway when
+    /// a reason was found before search.
+    #[arg(long)]
+    pub explain: bool,
     #[command(flatten)]
     pub headroom: HeadroomArgs,
     #[command(flatten)]
@@ -290,6 +299,42 @@ pub struct LimitArgs {
     /// Report progress on stderr every few seconds even when it is not a terminal (for logs).
     #[arg(long)]
     pub progress: bool,
+    /// Explain the edge: a minimal conflict at the smallest infeasible value, and the repairs
+    /// that raise the limit, with the new limit (takes longer: it solves changed instances).
+    #[arg(long)]
+    pub explain: bool,
+    #[command(flatten)]
+    pub headroom: HeadroomArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Args)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub inputs: Inputs,
+    /// A partial or complete mapping: explain why it cannot be completed into a sound one.
+    #[arg(long, value_name = "MAPPING")]
+    pub fix: Option<PathBuf>,
+    /// Budget for the whole explanation (proof, conflict and repairs), seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub time_limit: f64,
+    /// Time limit of each solve of a changed instance, seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub call_limit: f64,
+    /// Only the conflict: do not search repairs.
+    #[arg(long)]
+    pub no_repairs: bool,
+    /// Write each repair's overlay into this directory (repair-N-cluster.toml,
+    /// repair-N-app.toml), extending the inputs by their absolute paths.
+    #[arg(long, value_name = "DIR")]
+    pub write_repairs: Option<PathBuf>,
+    /// Seed of the solver's random choices (same seed, same answer).
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Solves run in parallel where independent (default: all cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
     #[command(flatten)]
     pub headroom: HeadroomArgs,
     #[command(flatten)]

@@ -9,6 +9,7 @@ mod app;
 mod cluster;
 mod expr;
 mod mapping;
+mod overlay;
 mod units;
 
 pub use app::application_from_str;
@@ -47,9 +48,15 @@ fn read(path: &Path) -> Result<String, InputErrors> {
     })
 }
 
-/// Reads and validates an application description.
+/// Reads and validates an application description, following `extends` (an application
+/// overlay, merged into its base first).
 pub fn load_application(path: &Path, overrides: &[Override]) -> Result<Application, InputErrors> {
-    application_from_str(&read(path)?, &path.display().to_string(), overrides)
+    let src = read(path)?;
+    let file = path.display().to_string();
+    match overlay::merged(path, &src)? {
+        None => application_from_str(&src, &file, overrides),
+        Some(merged) => application_from_str(&merged, &file, overrides).map_err(|e| overlay::relabel(e, &file)),
+    }
 }
 
 /// Reads and validates a cluster description, following `extends` chains.
