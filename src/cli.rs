@@ -319,14 +319,16 @@ pub struct ExplainArgs {
     /// Budget for the whole explanation (proof, conflict and repairs), seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     pub time_limit: f64,
-    /// Time limit of each solve of a changed instance, seconds.
+    /// Time limit of each solve of a changed instance while searching the conflict, seconds
+    /// (repairs: at most 3 s each; a repair not verified in time is not printed).
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     pub call_limit: f64,
     /// Only the conflict: do not search repairs.
     #[arg(long)]
     pub no_repairs: bool,
-    /// Write each repair's overlay into this directory (repair-N-cluster.toml,
-    /// repair-N-app.toml), extending the inputs by their absolute paths.
+    /// Write each repair's overlay into this directory (repair-N-cluster.toml or
+    /// repair-N-app.toml, extending the inputs by their absolute paths) with the sound mapping
+    /// found for it (repair-N-mapping.toml, for `flowmap check`).
     #[arg(long, value_name = "DIR")]
     pub write_repairs: Option<PathBuf>,
     /// Seed of the solver's random choices (same seed, same answer).

@@ -260,7 +260,10 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
                 build: opts.build.clone(),
                 ..Default::default()
             },
-            time_limit: Some(Duration::from_secs_f64(a.time_limit.unwrap_or(60.0))),
+            // Asked for: the search's own time limit (or a minute); by default a few seconds, after
+            // which the conflict found so far is printed, marked not minimal.
+            time_limit: Some(Duration::from_secs_f64(if a.explain { a.time_limit.unwrap_or(60.0) } else { 5.0 })),
+            per_call: Duration::from_secs(if a.explain { 10 } else { 2 }),
             max_calls: if a.explain { None } else { Some(60) },
             repairs: false,
             jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
@@ -465,7 +468,7 @@ fn remake(i: &Inputs, extra: &[Override]) -> Result<Application, String> {
 
 type LimitExplained<'a> = (Application, explain::Explanation, Vec<(usize, Option<f64>)>);
 
-/// `limit --explain`: explains the smallest infeasible value and, for the two best repairs that
+/// `limit --explain`: explains the smallest infeasible value and, for the three best repairs that
 /// mean the same at every value, finds the new limit.
 #[allow(clippy::too_many_arguments)]
 fn limit_explanation<'a>(
@@ -515,7 +518,7 @@ fn limit_explanation<'a>(
     let mut news = Vec::new();
     if let Some(q) = param {
         let integer = value.fract() == 0.0;
-        for (i, r) in e.repairs.iter().enumerate().filter(|(_, r)| r.changes.iter().all(|c| c.parameter_free())).take(2)
+        for (i, r) in e.repairs.iter().enumerate().filter(|(_, r)| r.changes.iter().all(|c| c.parameter_free())).take(3)
         {
             let changed = |x: f64| -> Result<Application, String> {
                 explain::apply(&at(q, x)?, cluster, None, &r.changes, None).map(|i| i.app)
@@ -581,14 +584,25 @@ fn explain_cmd(a: ExplainArgs) -> ExitCode {
         }
         for (i, r) in e.repairs.iter().enumerate() {
             let (target, text) = report::repair_overlay(&app, &cluster, r, &full);
-            let file = match target {
-                "cluster" => format!("repair-{}-cluster.toml", i + 1),
-                "application" => format!("repair-{}-app.toml", i + 1),
-                _ => continue,
-            };
-            let path = dir.join(file);
-            if let Err(e) = std::fs::write(&path, text) {
-                return usage(format!("cannot write {}: {e}", path.display()));
+            let mut files = vec![];
+            match target {
+                "cluster" => files.push((format!("repair-{}-cluster.toml", i + 1), text)),
+                "application" => files.push((format!("repair-{}-app.toml", i + 1), text)),
+                _ => {}
+            }
+            // The sound mapping found for the changed instance, for `flowmap check`.
+            if let Ok(inst) = explain::apply(&app, &cluster, fix.as_ref(), &r.changes, Some(&make)) {
+                let from = provenance("explain", &a.inputs, headroom);
+                files.push((
+                    format!("repair-{}-mapping.toml", i + 1),
+                    report::mapping_toml(&inst.app, &inst.cluster, &r.mapping, &from),
+                ));
+            }
+            for (file, text) in files {
+                let path = dir.join(file);
+                if let Err(e) = std::fs::write(&path, text) {
+                    return usage(format!("cannot write {}: {e}", path.display()));
+                }
             }
         }
     }

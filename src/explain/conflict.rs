@@ -15,9 +15,9 @@
 use super::facts::{Fact, Facts, Instance};
 use crate::csp::presolve::Cause;
 use crate::csp::Analysis;
-use crate::model::{Mapping, NodeId, ObjectId, Requirement};
+use crate::model::{Mapping, NodeId, ObjectId, Requirement, Route};
 use crate::solve::{Outcome, SolveOptions, Status};
-use crate::verify;
+use crate::verify::{self, Verdict};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
@@ -39,8 +39,22 @@ impl Answer {
     }
 }
 
-/// Solves one instance within `limit`.
+/// Solves one instance within `limit`: first a short large-neighbourhood search alone (no CSP,
+/// so it claims infeasibility only when the presolve or the counting arguments prove it), which
+/// finds mappings of slightly relaxed instances in milliseconds where the greedy start fails and
+/// the CSP search takes seconds; then, if undecided, the full solver.
 pub fn decide_instance(inst: &Instance, opts: &SolveOptions, limit: Option<Duration>) -> Answer {
+    let objects = inst.app.graph.node_count() as u64;
+    let quick = Duration::from_millis(50 + objects / 2).min(Duration::from_secs(1));
+    let quick = limit.map_or(quick, |l| l.min(quick));
+    let a = solve_once(inst, &SolveOptions { max_csp_size: 0, ..opts.clone() }, Some(quick));
+    if !matches!(a, Answer::Unknown) {
+        return a;
+    }
+    solve_once(inst, opts, limit.map(|l| l.saturating_sub(quick)))
+}
+
+fn solve_once(inst: &Instance, opts: &SolveOptions, limit: Option<Duration>) -> Answer {
     if limit.is_some_and(|l| l.is_zero())
         || opts.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
     {
@@ -71,6 +85,10 @@ pub struct Oracle<'f, 'a> {
     cache: HashMap<Vec<bool>, Answer>,
     pub calls: usize,
     pub hits: usize,
+    /// Answers given by a mapping found earlier (no search).
+    pub reused: usize,
+    /// Sound mappings found so far (the most recent few), tried before any search.
+    found: Vec<Mapping>,
     /// The smallest set of binding facts proved infeasible so far.
     pub smallest_proved: Option<Vec<bool>>,
 }
@@ -87,6 +105,8 @@ impl<'f, 'a> Oracle<'f, 'a> {
             cache: HashMap::new(),
             calls: 0,
             hits: 0,
+            reused: 0,
+            found: Vec::new(),
             smallest_proved: None,
         }
     }
@@ -121,11 +141,43 @@ impl<'f, 'a> Oracle<'f, 'a> {
         }
     }
 
+    /// A mapping found earlier that is sound on this instance too (checked by the verifier,
+    /// fixed placements and routes included): relaxing facts rarely breaks a mapping, and
+    /// checking one costs far less than a search.
+    fn reuse(&self, keep: &[bool]) -> Option<Answer> {
+        let inst = self.facts.instance(keep).ok()?;
+        self.found.iter().rev().find_map(|m| {
+            let fixed_ok = inst.fix.as_ref().is_none_or(|f| {
+                f.placement.iter().enumerate().all(|(i, p)| p.is_none_or(|p| m.placement[i].node == p.node))
+                    && f.network.iter().enumerate().all(|(e, k)| k.is_none_or(|k| m.routes[e] == Route::Net(k)))
+            });
+            let sound =
+                fixed_ok && verify::check(&inst.app, &inst.cluster, m, &self.opts.perf).verdict == Verdict::Sound;
+            sound.then(|| Answer::Feasible(m.clone(), crate::solve::nodes_used(m)))
+        })
+    }
+
+    fn keep_found(&mut self, a: &Answer) {
+        if let Answer::Feasible(m, _) = a {
+            if !self.found.contains(m) {
+                self.found.push(m.clone());
+                if self.found.len() > 4 {
+                    self.found.remove(0);
+                }
+            }
+        }
+    }
+
     /// The answer for the instance with the facts in `keep` binding.
     pub fn decide(&mut self, keep: &[bool]) -> Answer {
         if let Some(a) = self.cache.get(keep) {
             self.hits += 1;
             return a.clone();
+        }
+        if let Some(a) = self.reuse(keep) {
+            self.reused += 1;
+            self.cache.insert(keep.to_vec(), a.clone());
+            return a;
         }
         let limit = self.limit();
         if limit.is_some_and(|l| l.is_zero()) {
@@ -134,6 +186,7 @@ impl<'f, 'a> Oracle<'f, 'a> {
         self.calls += 1;
         let a = self.run(keep, limit);
         self.note(keep, &a);
+        self.keep_found(&a);
         if !matches!(a, Answer::Unknown) {
             self.cache.insert(keep.to_vec(), a.clone());
         }
@@ -144,6 +197,15 @@ impl<'f, 'a> Oracle<'f, 'a> {
     pub fn decide_many(&mut self, keeps: &[Vec<bool>]) -> Vec<Answer> {
         let mut out: Vec<Option<Answer>> = keeps.iter().map(|k| self.cache.get(k).cloned()).collect();
         self.hits += out.iter().filter(|a| a.is_some()).count();
+        for (i, k) in keeps.iter().enumerate() {
+            if out[i].is_none() {
+                if let Some(a) = self.reuse(k) {
+                    self.reused += 1;
+                    self.cache.insert(k.clone(), a.clone());
+                    out[i] = Some(a);
+                }
+            }
+        }
         let todo: Vec<usize> = (0..keeps.len()).filter(|&i| out[i].is_none()).collect();
         let limit = self.limit();
         if todo.is_empty() || limit.is_some_and(|l| l.is_zero()) {
@@ -156,6 +218,7 @@ impl<'f, 'a> Oracle<'f, 'a> {
             pool.install(|| todo.par_iter().map(|&i| (i, this.run(&keeps[i], limit))).collect());
         for (i, a) in fresh {
             self.note(&keeps[i], &a);
+            self.keep_found(&a);
             if !matches!(a, Answer::Unknown) {
                 self.cache.insert(keeps[i].clone(), a.clone());
             }

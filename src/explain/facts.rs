@@ -8,8 +8,8 @@
 //!   `allowed_nodes` and costs still bind);
 //! - `route` (a `--fix`ed mapping's route): the connection's edges may use any network;
 //! - `allowed`: the group may use every node;
-//! - `cpus`: the node gets as many CPUs as the application has modules (no module then shares
-//!   a CPU against its will);
+//! - `cpus`: the node gets as many CPUs as the application has modules, at most
+//!   max(64, twice the largest node) ([`relaxed_cpus`]);
 //! - `bandwidth`: the network carries [`RELAXED_BANDWIDTH`] (a petabyte per second) per link;
 //! - `attachment` (a node *not* on a network): the node is put on it;
 //! - `requirement`: the requirement is dropped;
@@ -97,6 +97,14 @@ impl Fact {
             Fact::Cost { .. } => 9,
         }
     }
+}
+
+/// The CPU count of a relaxed node: as many as the application has modules, capped at
+/// max(64, twice the largest node of the cluster) (the allocation's cost grows with the CPUs of
+/// every node, and no instance of ours puts more solo modules on one node).
+pub fn relaxed_cpus(app: &Application, cluster: &Cluster) -> u32 {
+    let largest = cluster.nodes.iter().map(|n| n.cpus).max().unwrap_or(1);
+    (app.modules().count().max(1) as u32).min(64.max(2 * largest))
 }
 
 /// A changed copy of an instance, ready for `solve`.
@@ -243,7 +251,7 @@ impl<'a> Facts<'a> {
         }
         let mut relaxed_costs: BTreeMap<GroupId, Vec<&str>> = BTreeMap::new();
         let mut dropped = vec![false; app.requirements.len()];
-        let many = app.modules().count().max(1) as u32;
+        let many = relaxed_cpus(app, cluster);
         for (i, f) in self.list.iter().enumerate() {
             let kept = keep[i];
             match f {

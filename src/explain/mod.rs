@@ -70,9 +70,11 @@ pub struct ExplainStats {
     pub repairs_s: f64,
     /// Facts of the instance.
     pub facts: usize,
-    /// `solve` calls made, and answers taken from the cache.
+    /// `solve` calls made, answers taken from the cache, and answers given by a mapping found
+    /// earlier (checked by the verifier, no search).
     pub solve_calls: usize,
     pub cache_hits: usize,
+    pub reused: usize,
 }
 
 /// An explanation.
@@ -119,6 +121,7 @@ pub fn explain(
     stats.conflict_s = start.elapsed().as_secs_f64();
     stats.solve_calls = oracle.calls;
     stats.cache_hits = oracle.hits;
+    stats.reused = oracle.reused;
     let (repairs, not_helping) = if opts.repairs {
         let t = Instant::now();
         let s = repair::Search {

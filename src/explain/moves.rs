@@ -89,12 +89,13 @@ pub fn smallest_moves(
                     mm.routes[e.index()] = Route::Net(b);
                 }
                 let what = match from {
-                    Route::Net(a) => format!("on {}", cluster.network(a).name),
-                    _ => "with no usable network".to_string(),
+                    Route::Net(a) => format!("instead of {}", cluster.network(a).name),
+                    _ => "(they had no usable network)".to_string(),
                 };
                 let description = format!(
-                    "route the {} edge(s) of {} {what} on {} instead",
+                    "route the {} edge{} of {} on {} {what}",
                     edges.len(),
+                    if edges.len() == 1 { "" } else { "s" },
                     app.connections[ci].name,
                     cluster.network(b).name
                 );

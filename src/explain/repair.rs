@@ -448,10 +448,17 @@ impl<'f, 'a> Search<'f, 'a> {
             }
         }
         if !integer {
-            let nice = round3(good, relaxed > current);
-            let between =
-                if relaxed > current { nice >= good && nice <= relaxed } else { nice <= good && nice >= relaxed };
-            if nice != good && between {
+            // A round value: the first one past the last infeasible value, else past `good`.
+            let up = relaxed > current;
+            let beyond = |x: f64, y: f64| if up { x > y } else { x < y };
+            let near = round3(bad, up);
+            if beyond(near, bad) && !beyond(near, good) && near != good {
+                if let a @ Answer::Feasible(..) = self.check(&mk(near)) {
+                    return Ok((near, a, undecided));
+                }
+            }
+            let nice = round3(good, up);
+            if nice != good && !beyond(nice, relaxed) {
                 if let a @ Answer::Feasible(..) = self.check(&mk(nice)) {
                     return Ok((nice, a, undecided));
                 }
@@ -504,7 +511,7 @@ impl<'f, 'a> Search<'f, 'a> {
             }
             Candidate::RaiseCpus(n) => {
                 let node = cluster.node(*n);
-                let many = app.modules().count().max(node.cpus as usize + 1) as f64;
+                let many = super::facts::relaxed_cpus(app, cluster).max(node.cpus + 1) as f64;
                 let what = format!("give {} more CPUs", node.name);
                 let mk = |v: f64| vec![Change::Cpus { node: *n, cpus: v as u32 }];
                 match self.boundary(node.cpus as f64, many, true, false, 0.0, &mk, &what, &format!("with {many} CPUs"))

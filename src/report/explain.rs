@@ -261,6 +261,7 @@ pub fn explain_json(app: &Application, cluster: &Cluster, e: &Explanation, base:
             "seeded": e.conflict.as_ref().map(|c| c.seeded),
             "solve_calls": e.stats.solve_calls,
             "cache_hits": e.stats.cache_hits,
+            "reused_mappings": e.stats.reused,
         },
     })
 }
@@ -370,6 +371,23 @@ fn edge_route(app: &Application, cluster: &Cluster, e: EdgeId, r: Route) -> Stri
     format!("{} on {net}", app.edge_name(e))
 }
 
+/// A move's new routes by connection and network.
+fn route_groups(
+    app: &Application,
+    m: &crate::explain::Move,
+) -> Vec<(crate::model::ConnectionId, crate::model::NetworkId, Vec<EdgeId>)> {
+    let mut out: Vec<(crate::model::ConnectionId, crate::model::NetworkId, Vec<EdgeId>)> = Vec::new();
+    for &(e, r) in &m.routes {
+        let Route::Net(k) = r else { continue };
+        let c = app.graph[e].connection;
+        match out.iter_mut().find(|g| g.0 == c && g.1 == k) {
+            Some(g) => g.2.push(e),
+            None => out.push((c, k, vec![e])),
+        }
+    }
+    out
+}
+
 /// `check`'s smallest fix, as text.
 pub fn moves_text(app: &Application, cluster: &Cluster, s: &MoveSearch, st: &Style) -> String {
     let mut out = String::new();
@@ -387,15 +405,32 @@ pub fn moves_text(app: &Application, cluster: &Cluster, s: &MoveSearch, st: &Sty
         return out;
     };
     let _ = writeln!(out, "\nSmallest fix: {} ({})", first.description, st.good("then sound, checked"));
+    let _ = writeln!(out, "  in the mapping file:");
     if let Some((o, _, n)) = first.object {
-        let _ =
-            writeln!(out, "  in the mapping file: {} = {}", quote(&app.object(o).name), quote(&cluster.node(n).name));
+        let _ = writeln!(out, "    [place] {} = {}", quote(&app.object(o).name), quote(&cluster.node(n).name));
     }
-    for &(e, r) in first.routes.iter().take(6) {
-        let _ = writeln!(out, "  route {}", edge_route(app, cluster, e, r));
-    }
-    if first.routes.len() > 6 {
-        let _ = writeln!(out, "  ... {} more edges", first.routes.len() - 6);
+    for (conn, net, edges) in route_groups(app, first) {
+        let k = quote(&cluster.network(net).name);
+        let whole = app.connections[conn.ix()].edges.iter().all(|&e| {
+            edges.contains(&e)
+                || matches!(first.mapping.route(e), Route::Local)
+                || first.mapping.route(e) == Route::Net(net)
+        });
+        if whole {
+            let _ =
+                writeln!(out, "    [[route]] connection = {}, network = {k}", quote(&app.connections[conn.ix()].name));
+        } else {
+            for e in edges {
+                let (a, b) = app.graph.edge_endpoints(e).expect("edge");
+                let _ = writeln!(
+                    out,
+                    "    [[route]] connection = {}, from = {}, to = {}, network = {k}",
+                    quote(&app.connections[conn.ix()].name),
+                    quote(&app.object(a).name),
+                    quote(&app.object(b).name)
+                );
+            }
+        }
     }
     for m in s.found.iter().skip(1) {
         let _ = writeln!(out, "  or: {}", m.description);

@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod cli;
+mod explain;
 mod generated;
 mod hand;
 mod optimise;
