@@ -417,14 +417,17 @@ pub fn moves_text(app: &Application, cluster: &Cluster, s: &MoveSearch, st: &Sty
                 || first.mapping.route(e) == Route::Net(net)
         });
         if whole {
-            let _ =
-                writeln!(out, "    [[route]] connection = {}, network = {k}", quote(&app.connections[conn.ix()].name));
+            let _ = writeln!(
+                out,
+                "    [[route]]\n    connection = {}\n    network = {k}",
+                quote(&app.connections[conn.ix()].name)
+            );
         } else {
             for e in edges {
                 let (a, b) = app.graph.edge_endpoints(e).expect("edge");
                 let _ = writeln!(
                     out,
-                    "    [[route]] connection = {}, from = {}, to = {}, network = {k}",
+                    "    [[route]]\n    connection = {}\n    from = {}\n    to = {}\n    network = {k}",
                     quote(&app.connections[conn.ix()].name),
                     quote(&app.object(a).name),
                     quote(&app.object(b).name)
