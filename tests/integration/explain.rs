@@ -734,12 +734,15 @@ fn cli_explain_solve_and_check() {
         assert!(r.get(key).is_some(), "{key}");
     }
     assert!(v["not_helping"].is_array() && v["stats"]["solve_calls"].as_u64().unwrap() > 0);
-    // The written overlays solve.
-    for f in std::fs::read_dir(case.dir.join("rep")).unwrap() {
-        let p = f.unwrap().path();
-        let p = p.to_str().unwrap();
-        let args = if p.ends_with("-cluster.toml") { ["solve", a, p] } else { ["solve", p, c] };
-        assert_eq!(flowmap(&args).status.code(), Some(0), "{p}");
+    // The written overlays solve, and the mapping written with each is sound on it.
+    let rep = case.dir.join("rep");
+    for i in 1..=v["repairs"].as_array().unwrap().len() {
+        let (app_o, cl_o) = (rep.join(format!("repair-{i}-app.toml")), rep.join(format!("repair-{i}-cluster.toml")));
+        let (app_o, cl_o) = (app_o.to_str().unwrap(), cl_o.to_str().unwrap());
+        let (x, y) = if std::path::Path::new(cl_o).exists() { (a, cl_o) } else { (app_o, c) };
+        assert_eq!(flowmap(&["solve", x, y]).status.code(), Some(0), "repair {i}");
+        let m = rep.join(format!("repair-{i}-mapping.toml"));
+        assert_eq!(flowmap(&["check", x, y, m.to_str().unwrap()]).status.code(), Some(0), "repair {i}");
     }
     // solve: a reason before search, so the conflict comes with the answer.
     let o = flowmap(&["solve", a, c]);
