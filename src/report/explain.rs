@@ -340,9 +340,7 @@ pub fn explain_text(app: &Application, cluster: &Cluster, e: &Explanation, base:
                 let _ = writeln!(out, "     {how} {text}");
             } else {
                 let _ = writeln!(out, "     {how}");
-                for l in text.lines() {
-                    let _ = writeln!(out, "       {l}");
-                }
+                out += &indent(&text, 7);
             }
         }
     } else if !e.not_helping.is_empty() || e.stats.repairs_s > 0.0 {
@@ -369,6 +367,11 @@ fn edge_route(app: &Application, cluster: &Cluster, e: EdgeId, r: Route) -> Stri
         Route::Unreachable => "no network".into(),
     };
     format!("{} on {net}", app.edge_name(e))
+}
+
+/// Text indented by `n` spaces (empty lines stay empty).
+fn indent(text: &str, n: usize) -> String {
+    text.lines().map(|l| if l.is_empty() { "\n".to_string() } else { format!("{:n$}{l}\n", "") }).collect()
 }
 
 /// A move's new routes by connection and network.
@@ -477,9 +480,7 @@ pub fn limit_explain_text(
         let lim = lim.map(|v| format!("the limit becomes {}", num(v))).unwrap_or_else(|| "new limit not found".into());
         let _ = writeln!(out, "Repair: {} -> {lim}", r.description);
         if target != "parameters" {
-            for l in text.lines() {
-                let _ = writeln!(out, "    {l}");
-            }
+            out += &indent(&text, 4);
         }
     }
     out
