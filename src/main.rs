@@ -254,12 +254,7 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
     let cheap = !outcome.reasons.is_empty();
     let why = (outcome.status == Status::Infeasible && (cheap || a.explain)).then(|| {
         let eopts = explain::ExplainOptions {
-            solve: SolveOptions {
-                stop: opts.stop.clone(),
-                perf: opts.perf.clone(),
-                build: opts.build.clone(),
-                ..Default::default()
-            },
+            solve: searching(&opts),
             // Asked for: the search's own time limit (or a minute); by default a few seconds, after
             // which the conflict found so far is printed, marked not minimal.
             time_limit: Some(Duration::from_secs_f64(if a.explain { a.time_limit.unwrap_or(60.0) } else { 5.0 })),
@@ -447,6 +442,11 @@ fn limit_cmd(a: LimitArgs) -> ExitCode {
     }
 }
 
+/// The options of the solves an explanation makes: the search's seed, headroom and stop flag.
+fn searching(opts: &SolveOptions) -> SolveOptions {
+    SolveOptions { stop: opts.stop.clone(), perf: opts.perf.clone(), build: opts.build.clone(), ..Default::default() }
+}
+
 /// The file names an overlay saved next to the inputs extends, and the `--set` values.
 fn overlay_base(i: &Inputs) -> report::OverlayBase {
     let name = |p: &Path| p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
@@ -503,16 +503,7 @@ fn limit_explanation<'a>(
         }
         _ => app.clone(),
     };
-    let eopts = explain::ExplainOptions {
-        solve: SolveOptions {
-            stop: opts.stop.clone(),
-            perf: opts.perf.clone(),
-            build: opts.build.clone(),
-            ..Default::default()
-        },
-        jobs,
-        ..Default::default()
-    };
+    let eopts = explain::ExplainOptions { solve: searching(&opts), jobs, ..Default::default() };
     let make = (param.is_some()).then_some(&at as explain::MakeApp);
     let e = explain::explain(&app_v, cluster, None, make, Some(p.outcome.clone()), &eopts);
     let mut news = Vec::new();

@@ -103,32 +103,26 @@ fn cluster_overlay(cluster: &Cluster, changes: &[Change], base: &OverlayBase) ->
                 );
             }
             Change::Cpus { node, cpus } => {
-                let n = cluster.node(*node);
-                let nets: Vec<String> = n.networks.iter().map(|&k| cluster.network(k).name.clone()).collect();
-                let _ = write!(
-                    out,
-                    "\n[[nodes]]\nnames = {}\ncpus = {cpus}\nprocessor = {}\nnetworks = {}\n",
-                    quote(&n.name),
-                    quote(&n.processor),
-                    list(&nets)
-                );
+                out += &nodes_block(cluster, *node, &quote(&cluster.node(*node).name), *cpus);
             }
             Change::AddNodes { like, names } => {
-                let n = cluster.node(*like);
-                let nets: Vec<String> = n.networks.iter().map(|&k| cluster.network(k).name.clone()).collect();
-                let _ = write!(
-                    out,
-                    "\n[[nodes]]\nnames = {}\ncpus = {}\nprocessor = {}\nnetworks = {}\n",
-                    list(names),
-                    n.cpus,
-                    quote(&n.processor),
-                    list(&nets)
-                );
+                out += &nodes_block(cluster, *like, &list(names), cluster.node(*like).cpus);
             }
             _ => {}
         }
     }
     out
+}
+
+/// A `[[nodes]]` entry: `names` (TOML) like node `like`, with `cpus` CPUs.
+fn nodes_block(cluster: &Cluster, like: crate::model::NodeId, names: &str, cpus: u32) -> String {
+    let n = cluster.node(like);
+    let nets: Vec<String> = n.networks.iter().map(|&k| cluster.network(k).name.clone()).collect();
+    format!(
+        "\n[[nodes]]\nnames = {names}\ncpus = {cpus}\nprocessor = {}\nnetworks = {}\n",
+        quote(&n.processor),
+        list(&nets)
+    )
 }
 
 fn app_overlay(app: &Application, cluster: &Cluster, changes: &[Change], base: &OverlayBase) -> String {
