@@ -286,9 +286,7 @@ pub fn conflict_text(c: &Conflict, st: &Style) -> String {
     }
     if !c.why.is_empty() {
         let _ = writeln!(out, "Why:");
-        for w in &c.why {
-            let _ = writeln!(out, "  - {w}");
-        }
+        out += &capped(&c.why, "  - ");
     }
     out
 }
@@ -305,9 +303,7 @@ pub fn explain_text(app: &Application, cluster: &Cluster, e: &Explanation, base:
     let Some(c) = &e.conflict else {
         return out;
     };
-    for r in &e.outcome.reasons {
-        let _ = writeln!(out, "  reason: {r}");
-    }
+    out += &capped(&e.outcome.reasons, "  reason: ");
     let _ = writeln!(out);
     out += &conflict_text(c, st);
     if !e.repairs.is_empty() {
@@ -361,6 +357,15 @@ fn edge_route(app: &Application, cluster: &Cluster, e: EdgeId, r: Route) -> Stri
         Route::Unreachable => "no network".into(),
     };
     format!("{} on {net}", app.edge_name(e))
+}
+
+/// At most five lines, each after `prefix`, then how many more (JSON has them all).
+fn capped(lines: &[String], prefix: &str) -> String {
+    let mut out: String = lines.iter().take(5).map(|l| format!("{prefix}{l}\n")).collect();
+    if lines.len() > 5 {
+        let _ = writeln!(out, "{prefix}... and {} more (--format json lists them all)", lines.len() - 5);
+    }
+    out
 }
 
 /// Text indented by `n` spaces (empty lines stay empty).
