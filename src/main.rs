@@ -428,8 +428,14 @@ fn limit_cmd(a: LimitArgs) -> ExitCode {
         },
         Format::Text => {
             let mut t = report::limit_text(&app, &cluster, &target, &outcome, &o.style(terminal()));
-            if let Some((app_v, e, news)) = &explained {
-                t += &report::limit_explain_text(app_v, &cluster, e, news, &base, &o.style(terminal()));
+            match &explained {
+                Some((app_v, e, news)) => {
+                    t += &report::limit_explain_text(app_v, &cluster, e, news, &base, &o.style(terminal()))
+                }
+                None if outcome.smallest_infeasible.is_some() => {
+                    t += "\n(--explain: a minimal conflict at the smallest infeasible value and the repairs that raise the limit; it solves changed instances, which takes longer)\n"
+                }
+                None => {}
             }
             t
         }
