@@ -139,6 +139,46 @@ impl HeadroomArgs {
     }
 }
 
+/// How the performance model is applied: the margins below capacity and the allocation variant
+/// (every subcommand that predicts takes both).
+#[derive(Args, Clone)]
+pub struct ModelArgs {
+    #[command(flatten)]
+    pub headroom: HeadroomArgs,
+    /// CPU-allocation variant of the performance model.
+    #[arg(long, value_enum, default_value = "literal")]
+    pub allocation: AllocationArg,
+}
+
+impl ModelArgs {
+    /// The model's options, or a message when a headroom share is not in (0, 1].
+    pub fn options(&self) -> Result<crate::perf::Options, String> {
+        Ok(crate::perf::Options {
+            headroom: self.headroom.headroom()?,
+            allocation: self.allocation.into(),
+            ..Default::default()
+        })
+    }
+}
+
+/// What a module adds to its CPU's load in the allocation algorithm.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum AllocationArg {
+    /// Its CPU share LD_c: the published algorithm.
+    Literal,
+    /// Its load over an iteration, LD x T_exec / T_it (closer to the paper's measurements).
+    IterationLoad,
+}
+
+impl From<AllocationArg> for crate::perf::Allocation {
+    fn from(a: AllocationArg) -> Self {
+        match a {
+            AllocationArg::Literal => crate::perf::Allocation::Literal,
+            AllocationArg::IterationLoad => crate::perf::Allocation::IterationLoad,
+        }
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 pub enum MinimizeArg {
     /// The number of nodes used.
@@ -213,7 +253,7 @@ pub struct CheckArgs {
     #[arg(value_name = "MAPPING")]
     pub mapping: PathBuf,
     #[command(flatten)]
-    pub headroom: HeadroomArgs,
+    pub model: ModelArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -225,9 +265,10 @@ pub struct SolveArgs {
     /// A partial mapping to complete (a complete one is validated).
     #[arg(long, value_name = "MAPPING")]
     pub fix: Option<PathBuf>,
-    /// Stop searching after this many seconds (the best answer so far is returned).
-    #[arg(long, value_name = "SECONDS")]
-    pub time_limit: Option<f64>,
+    /// Stop after this many seconds in all (parsing, presolve, search; the best answer so far is
+    /// returned): from 0 to 1,000,000.
+    #[arg(long, value_name = "SECONDS", value_parser = crate::parse::args::time_limit, allow_negative_numbers = true)]
+    pub time_limit: Option<std::time::Duration>,
     /// Seed of the solver's random choices (same seed, same answer).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -257,7 +298,7 @@ pub struct SolveArgs {
     pub max_csp_size: usize,
     /// With --minimize: run this many searches in parallel (seeds seed, seed + 1, ...); the
     /// first proof stops the others. The answer depends only on the input, seed and job count.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value = "1", value_parser = crate::parse::args::jobs, allow_negative_numbers = true)]
     pub jobs: usize,
     /// Report progress on stderr every few seconds even when it is not a terminal (for logs);
     /// on a terminal a status line is shown anyway.
@@ -269,7 +310,7 @@ pub struct SolveArgs {
     #[arg(long)]
     pub explain: bool,
     #[command(flatten)]
-    pub headroom: HeadroomArgs,
+    pub model: ModelArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -288,11 +329,11 @@ pub struct LimitArgs {
     #[arg(long, value_name = "LO..HI")]
     pub range: Option<String>,
     /// Probes solved in parallel (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::parse::args::jobs, allow_negative_numbers = true)]
     pub jobs: Option<usize>,
-    /// Time limit for each probe, seconds.
-    #[arg(long, value_name = "SECONDS")]
-    pub time_limit: Option<f64>,
+    /// Time limit for the whole search (every probe), seconds, from 0 to 1,000,000.
+    #[arg(long, value_name = "SECONDS", value_parser = crate::parse::args::time_limit, allow_negative_numbers = true)]
+    pub time_limit: Option<std::time::Duration>,
     /// Seed of the solver's random choices (same seed, same answer).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -304,7 +345,7 @@ pub struct LimitArgs {
     #[arg(long)]
     pub explain: bool,
     #[command(flatten)]
-    pub headroom: HeadroomArgs,
+    pub model: ModelArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -316,13 +357,14 @@ pub struct ExplainArgs {
     /// A partial or complete mapping: explain why it cannot be completed into a sound one.
     #[arg(long, value_name = "MAPPING")]
     pub fix: Option<PathBuf>,
-    /// Budget for the whole explanation (proof, conflict and repairs), seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
-    pub time_limit: f64,
-    /// Time limit of each solve of a changed instance while searching the conflict, seconds
-    /// (repairs: at most 3 s each; a repair not verified in time is not printed).
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
-    pub call_limit: f64,
+    /// Budget for the whole explanation (proof, conflict and repairs), seconds, above 0 and at
+    /// most 1,000,000.
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = crate::parse::args::positive_time_limit, allow_negative_numbers = true)]
+    pub time_limit: std::time::Duration,
+    /// Time limit of each solve of a changed instance while searching the conflict, seconds,
+    /// above 0 (repairs: at most 3 s each; a repair not verified in time is not printed).
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = crate::parse::args::positive_time_limit, allow_negative_numbers = true)]
+    pub call_limit: std::time::Duration,
     /// Only the conflict: do not search repairs.
     #[arg(long)]
     pub no_repairs: bool,
@@ -335,10 +377,10 @@ pub struct ExplainArgs {
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Solves run in parallel where independent (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::parse::args::jobs, allow_negative_numbers = true)]
     pub jobs: Option<usize>,
     #[command(flatten)]
-    pub headroom: HeadroomArgs,
+    pub model: ModelArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }

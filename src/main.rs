@@ -1,6 +1,6 @@
 //! The `flowmap` command line: parses arguments (definitions in `flowmap::cli`), runs the
-//! library, prints, maps outcomes to exit codes (0 sound, 1 unsound, 2 bad input). All logic
-//! lives in the library; one function per subcommand.
+//! library, prints, maps outcomes to exit codes (0 sound, 1 unsound, 2 bad input, 3 no answer,
+//! 4 output not written). All logic lives in the library; one function per subcommand.
 
 use clap::{CommandFactory, Parser};
 use flowmap::cli::{
@@ -8,7 +8,7 @@ use flowmap::cli::{
     SolveArgs,
 };
 use flowmap::csp::BuildOptions;
-use flowmap::error::InputErrors;
+use flowmap::error::{InputError, InputErrors};
 use flowmap::model::{Application, Cluster};
 use flowmap::parse::{self, Override};
 use flowmap::solve::{Objective, Progress, ProgressFn, SolveOptions, Status};
@@ -25,12 +25,24 @@ use std::time::{Duration, Instant};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Exit code when the output could not be written (stdout or an output file): not bad input.
+const IO_ERROR: u8 = 4;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            if !e.use_stderr() {
+                return ExitCode::SUCCESS; // --help, --version
+            }
+            let args: Vec<String> = std::env::args().collect();
+            if args.windows(2).any(|w| w == ["--format", "json"]) || args.iter().any(|a| a == "--format=json") {
+                let first = e.to_string().lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
+                let e = InputErrors::from(InputError::new("command line", None, "arguments", first));
+                let _ = emit(&format!("{:#}\n", report::errors_json(&e)));
+            }
+            return ExitCode::from(2);
         }
     };
     match cli.cmd {
@@ -41,32 +53,36 @@ fn main() -> ExitCode {
         Cmd::ExportCsp { inputs } => export_cmd(&inputs),
         Cmd::Gen(a) => gen_cmd(a),
         Cmd::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "flowmap", &mut std::io::stdout());
-            ExitCode::SUCCESS
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "flowmap", &mut buf);
+            match emit(&String::from_utf8_lossy(&buf)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(code) => code,
+            }
         }
         Cmd::Man { dir } => man_cmd(dir.as_deref()),
     }
 }
 
-/// Reads both descriptions, reporting the problems of both files together.
-fn load(i: &Inputs) -> Result<(Application, Cluster), InputErrors> {
-    match (parse::load_application(&i.app, &i.set), parse::load_cluster(&i.cluster)) {
-        (Ok(a), Ok(c)) => Ok((a, c)),
-        (a, c) => {
-            let mut all = a.err().map(|e| e.0).unwrap_or_default();
-            all.extend(c.err().map(|e| e.0).unwrap_or_default());
-            Err(InputErrors(all))
-        }
+/// Reads both descriptions (the problems of both files together, the application checked
+/// against the cluster), warnings to stderr; bad input ends the command (exit 2).
+fn load(i: &Inputs, json: bool) -> Result<(Application, Cluster), ExitCode> {
+    let inputs = parse::load_inputs(&i.app, &i.cluster, &i.set).map_err(|e| bad_input(e, json))?;
+    for w in &inputs.warnings {
+        say(&format!("warning: {w}"));
     }
+    Ok((inputs.app, inputs.cluster))
 }
 
 /// Reads both descriptions and a partial mapping to complete, if any.
 fn load_fixed(
     i: &Inputs,
     fix: Option<&Path>,
-) -> Result<(Application, Cluster, Option<parse::PartialMapping>), InputErrors> {
-    let (app, cluster) = load(i)?;
-    let fix = fix.map(|f| parse::load_partial_mapping(f, &app, &cluster)).transpose()?;
+    json: bool,
+) -> Result<(Application, Cluster, Option<parse::PartialMapping>), ExitCode> {
+    let (app, cluster) = load(i, json)?;
+    let fix =
+        fix.map(|f| parse::load_partial_mapping(f, &app, &cluster)).transpose().map_err(|e| bad_input(e, json))?;
     Ok((app, cluster, fix))
 }
 
@@ -147,22 +163,47 @@ impl ProgressDisplay {
     }
 }
 
-fn usage(msg: String) -> ExitCode {
-    eprintln!("error: {msg}");
+/// Bad input on the command line (not in a file).
+fn usage(item: &str, msg: String, json: bool) -> ExitCode {
+    bad_input(InputError::new("command line", None, item, msg).into(), json)
+}
+
+/// Bad input: the errors on stderr and, with `--format json`, as a JSON object on stdout; exit 2.
+fn bad_input(e: InputErrors, json: bool) -> ExitCode {
+    say(&e.to_string());
+    if json {
+        let _ = emit(&format!("{:#}\n", report::errors_json(&e)));
+    }
     ExitCode::from(2)
 }
 
-fn bad_input(e: InputErrors) -> ExitCode {
-    eprintln!("{e}");
-    ExitCode::from(2)
+/// Writes the output to stdout. A closed pipe (`| head`) ends the output quietly; any other
+/// failure (a full disk) is reported, exit 4.
+fn emit(text: &str) -> Result<(), ExitCode> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            say(&format!("error: cannot write the output: {e}"));
+            Err(ExitCode::from(IO_ERROR))
+        }
+        _ => Ok(()),
+    }
 }
 
-/// Prints to stdout; a closed pipe (e.g. `| head`) is not an error worth a panic.
-fn emit(text: &str) {
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+/// A line on stderr (never a panic when stderr is gone).
+fn say(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
-fn json(v: &serde_json::Value) -> String {
+/// Writes `text` to stdout and ends with `code`, unless the output could not be written.
+fn emit_then(text: &str, code: ExitCode) -> ExitCode {
+    match emit(text) {
+        Ok(()) => code,
+        Err(c) => c,
+    }
+}
+
+fn to_json(v: &serde_json::Value) -> String {
     serde_json::to_string_pretty(v).expect("json") + "\n"
 }
 
@@ -171,26 +212,26 @@ fn terminal() -> bool {
 }
 
 fn check_cmd(a: CheckArgs) -> ExitCode {
-    let headroom = match a.headroom.headroom() {
-        Ok(h) => h,
-        Err(e) => return usage(e),
+    let json = a.output.format == Format::Json;
+    let popts = match a.model.options() {
+        Ok(p) => p,
+        Err(e) => return usage("--headroom", e, json),
     };
-    let (app, cluster) = match load(&a.inputs) {
+    let (app, cluster) = match load(&a.inputs, json) {
         Ok(x) => x,
-        Err(e) => return bad_input(e),
+        Err(code) => return code,
     };
     let mapping = match parse::load_mapping(&a.mapping, &app, &cluster) {
         Ok(m) => m,
-        Err(e) => return bad_input(e),
+        Err(e) => return bad_input(e, json),
     };
-    let popts = perf::Options { headroom, ..Default::default() };
     let r = verify::check(&app, &cluster, &mapping, &popts);
     let o = &a.output;
     // An unsound mapping: the smallest single move that makes it sound (a few seconds at most).
     let moves = (r.verdict == verify::Verdict::Unsound && matches!(o.format, Format::Text | Format::Json)).then(|| {
         explain::smallest_moves(&app, &cluster, &mapping, &popts, Some(Instant::now() + Duration::from_secs(3)), 3)
     });
-    emit(&match o.format {
+    let text = match o.format {
         Format::Text => {
             let mut t = report::check_text(&app, &cluster, &mapping, &r, &o.style(terminal()));
             if let Some(m) = &moves {
@@ -203,42 +244,45 @@ fn check_cmd(a: CheckArgs) -> ExitCode {
             if let (Some(m), Some(obj)) = (&moves, v.as_object_mut()) {
                 obj.insert("smallest_fix".into(), report::moves_json(&app, &cluster, m));
             }
-            json(&v)
+            to_json(&v)
         }
         Format::Dot => report::mapping_dot(&app, &cluster, &mapping, Some(&r), o.detail()),
         Format::Svg => report::cluster_svg(&app, &cluster, &mapping, Some(&r)),
-    });
-    if r.verdict == verify::Verdict::Sound {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
+    };
+    emit_then(&text, if r.verdict == verify::Verdict::Sound { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 fn solve_cmd(a: SolveArgs) -> ExitCode {
-    let headroom = match a.headroom.headroom() {
-        Ok(h) => h,
-        Err(e) => return usage(e),
+    let json = a.output.format == Format::Json;
+    let popts = match a.model.options() {
+        Ok(p) => p,
+        Err(e) => return usage("--headroom", e, json),
     };
-    if let Some(t) = a.time_limit {
-        if !(t.is_finite() && t >= 0.0) {
-            return usage(format!("--time-limit: expected a number of seconds >= 0, got {t}"));
+    let headroom = popts.headroom;
+    if let Some(out) = &a.out {
+        let inputs: Vec<&Path> = [Some(&a.inputs.app), Some(&a.inputs.cluster), a.fix.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(|p| p.as_path())
+            .collect();
+        if let Err(msg) = parse::args::out_path(out, &inputs) {
+            return usage("--out", msg, json);
         }
     }
-    let (app, cluster, fix) = match load_fixed(&a.inputs, a.fix.as_deref()) {
+    let (app, cluster, fix) = match load_fixed(&a.inputs, a.fix.as_deref(), json) {
         Ok(x) => x,
-        Err(e) => return bad_input(e),
+        Err(code) => return code,
     };
     let progress = ProgressDisplay::new(a.progress, a.minimize.is_some());
     let opts = SolveOptions {
-        time_limit: a.time_limit.map(Duration::from_secs_f64),
+        time_limit: a.time_limit,
         build: BuildOptions {
             symmetry: !a.no_symmetry,
             filter_locality: !a.no_filter_locality,
             seed: a.seed,
             ..Default::default()
         },
-        perf: perf::Options { headroom, ..Default::default() },
+        perf: popts,
         minimize: a.minimize.map(|MinimizeArg::Nodes| Objective::Nodes),
         stop: Some(stop_flag()),
         progress: progress.callback.clone(),
@@ -257,7 +301,11 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
             solve: searching(&opts),
             // Asked for: the search's own time limit (or a minute); by default a few seconds, after
             // which the conflict found so far is printed, marked not minimal.
-            time_limit: Some(Duration::from_secs_f64(if a.explain { a.time_limit.unwrap_or(60.0) } else { 5.0 })),
+            time_limit: Some(if a.explain {
+                a.time_limit.unwrap_or(Duration::from_secs(60))
+            } else {
+                Duration::from_secs(5)
+            }),
             per_call: Duration::from_secs(if a.explain { 10 } else { 2 }),
             max_calls: if a.explain { None } else { Some(60) },
             repairs: false,
@@ -269,7 +317,7 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
     progress.finish();
     let o = &a.output;
     let conflict = why.as_ref().and_then(|e| e.conflict.as_ref());
-    match o.format {
+    let text = match o.format {
         Format::Text => {
             let mut t = report::solve_text(&app, &cluster, &outcome, &o.style(terminal()));
             match conflict {
@@ -279,28 +327,36 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
                 }
                 None => {}
             }
-            emit(&t)
+            t
         }
         Format::Json => {
             let mut v = report::solve_json(&app, &cluster, &outcome);
             if let Some(c) = conflict {
                 report::add_conflict(&mut v, c);
             }
-            emit(&json(&v))
+            to_json(&v)
         }
         Format::Dot | Format::Svg => match &outcome.mapping {
             Some(m) if o.format == Format::Dot => {
-                emit(&report::mapping_dot(&app, &cluster, m, outcome.report.as_ref(), o.detail()))
+                report::mapping_dot(&app, &cluster, m, outcome.report.as_ref(), o.detail())
             }
-            Some(m) => emit(&report::cluster_svg(&app, &cluster, m, outcome.report.as_ref())),
-            None => eprintln!("no mapping to draw: {}", outcome.status.name()),
+            Some(m) => report::cluster_svg(&app, &cluster, m, outcome.report.as_ref()),
+            None => {
+                say(&format!("no mapping to draw: {}", outcome.status.name()));
+                String::new()
+            }
         },
-    }
+    };
+    let written = emit(&text);
     if let (Some(path), Some(m), Status::Feasible | Status::Optimal) = (&a.out, &outcome.mapping, outcome.status) {
         let from = provenance("solve", &a.inputs, headroom);
-        if let Err(e) = std::fs::write(path, report::mapping_toml(&app, &cluster, m, &from)) {
-            return usage(format!("cannot write {}: {e}", path.display()));
+        if let Err(e) = report::write_file(path, &report::mapping_toml(&app, &cluster, m, &from)) {
+            say(&format!("error: cannot write {}: {e}", path.display()));
+            return ExitCode::from(IO_ERROR);
         }
+    }
+    if let Err(code) = written {
+        return code;
     }
     match outcome.status {
         Status::Feasible | Status::Optimal => ExitCode::SUCCESS,
@@ -321,48 +377,50 @@ fn provenance(sub: &str, i: &Inputs, headroom: perf::Headroom) -> report::Proven
 }
 
 fn limit_cmd(a: LimitArgs) -> ExitCode {
-    let headroom = match a.headroom.headroom() {
-        Ok(h) => h,
-        Err(e) => return usage(e),
+    let json = a.output.format == Format::Json;
+    let popts = match a.model.options() {
+        Ok(p) => p,
+        Err(e) => return usage("--headroom", e, json),
     };
-    let (app, cluster) = match load(&a.inputs) {
+    let headroom = popts.headroom;
+    let (app, cluster) = match load(&a.inputs, json) {
         Ok(x) => x,
-        Err(e) => return bad_input(e),
+        Err(code) => return code,
     };
     let progress = ProgressDisplay::new(a.progress, false);
     let opts = SolveOptions {
-        time_limit: a.time_limit.filter(|t| t.is_finite() && *t >= 0.0).map(Duration::from_secs_f64),
+        time_limit: a.time_limit,
         build: BuildOptions { seed: a.seed, ..Default::default() },
-        perf: perf::Options { headroom, ..Default::default() },
+        perf: popts,
         stop: Some(stop_flag()),
         progress: progress.callback.clone(),
         ..Default::default()
     };
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1);
     let app_path = &a.inputs.app;
-    let src = match std::fs::read_to_string(app_path) {
+    let src = match parse::read_application(app_path) {
         Ok(s) => s,
-        Err(e) => return usage(format!("{}: {e}", app_path.display())),
+        Err(e) => return bad_input(e, json),
     };
     let file = app_path.display().to_string();
     let set = a.inputs.set.clone();
     type Make = Box<dyn Fn(f64) -> Result<Application, String> + Sync>;
     let (target, outcome, make): (_, _, Option<Make>) = if let Some(name) = &a.param {
         let Some(&default) = app.parameters.get(name) else {
-            return usage(format!("{}: --param {name}: no such parameter", app_path.display()));
+            let msg = format!("no such parameter in {}", app_path.display());
+            return usage(&format!("--param {name}"), msg, json);
         };
         let (lo, hi) = match a.range.as_deref().map(|r| r.split_once("..")) {
             None => (default, None),
             Some(Some((x, y))) => match (x.trim().parse::<f64>(), y.trim().parse::<f64>()) {
                 (Ok(x), Ok(y)) if x <= y => (x, Some(y)),
                 _ => {
-                    return usage(format!(
-                        "--range: expected LO..HI with numbers LO <= HI, got {}",
-                        a.range.clone().unwrap_or_default()
-                    ))
+                    let msg =
+                        format!("expected LO..HI with numbers LO <= HI, got {}", a.range.clone().unwrap_or_default());
+                    return usage("--range", msg, json);
                 }
             },
-            Some(None) => return usage("--range: expected LO..HI".into()),
+            Some(None) => return usage("--range", "expected LO..HI".into(), json),
         };
         let integer = default.fract() == 0.0 && lo.fract() == 0.0 && hi.is_none_or(|h| h.fract() == 0.0);
         let n = name.clone();
@@ -375,26 +433,36 @@ fn limit_cmd(a: LimitArgs) -> ExitCode {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().expect("thread pool");
         match pool.install(|| headroom::param_limit(&make, &cluster, lo, hi, integer, jobs, &opts)) {
             Ok(o) => (report::Target::Param(name), o, Some(Box::new(make) as Box<_>)),
-            Err(e) => return usage(e),
+            Err(e) => return usage(&format!("--param {name}"), e, json),
         }
     } else {
         let m = a.frequency.as_deref().unwrap_or_default();
         let Some(g) = app.find_group(m).filter(|&g| app.group(g).is_module) else {
-            return usage(format!("{}: --frequency {m}: no such module", app_path.display()));
+            let msg = format!("no such module in {}", app_path.display());
+            return usage(&format!("--frequency {m}"), msg, json);
         };
         (report::Target::Frequency(g), headroom::frequency_limit(&app, &cluster, g, &opts, 1000), None)
     };
     // --explain: the conflict at the smallest infeasible value, and the limit each repair gives.
     let explained = match (&target, a.explain, &outcome.smallest_infeasible) {
         (_, true, Some(p)) => {
-            let (param, value) = match &target {
-                report::Target::Param(n) => (Some(n.to_string()), p.value),
-                report::Target::Frequency(_) => (None, p.value),
+            let param = match &target {
+                report::Target::Param(n) => Some(n.to_string()),
+                report::Target::Frequency(_) => None,
             };
-            match limit_explanation(&a.inputs, &app, &cluster, param.as_deref(), value, &outcome, &target, &opts, jobs)
-            {
+            match limit_explanation(
+                &a.inputs,
+                &app,
+                &cluster,
+                param.as_deref(),
+                p.value,
+                &outcome,
+                &target,
+                &opts,
+                jobs,
+            ) {
                 Ok(x) => Some(x),
-                Err(e) => return usage(e),
+                Err(e) => return usage("--explain", e, json),
             }
         }
         _ => None,
@@ -402,7 +470,7 @@ fn limit_cmd(a: LimitArgs) -> ExitCode {
     progress.finish();
     let o = &a.output;
     let base = overlay_base(&a.inputs);
-    emit(&match o.format {
+    let text = match o.format {
         Format::Json => {
             let mut v = report::limit_json(&app, &cluster, &target, &outcome);
             if let (Some((app_v, e, news)), Some(obj)) = (&explained, v.as_object_mut()) {
@@ -413,7 +481,7 @@ fn limit_cmd(a: LimitArgs) -> ExitCode {
                     .collect::<Vec<_>>());
                 obj.insert("explain".into(), x);
             }
-            json(&v)
+            to_json(&v)
         }
         Format::Svg => {
             let curve = make.map(|f| report::probe_curve(&*f, &cluster, &outcome, &opts.perf)).unwrap_or_default();
@@ -439,13 +507,14 @@ fn limit_cmd(a: LimitArgs) -> ExitCode {
             }
             t
         }
-    });
+    };
     use solve::limit::LimitStatus as L;
-    match outcome.status {
+    let code = match outcome.status {
         L::Exact | L::AboveRange => ExitCode::SUCCESS,
         L::NoneFeasible => ExitCode::from(1),
         L::Unknown | L::NonMonotone => ExitCode::from(3),
-    }
+    };
+    emit_then(&text, code)
 }
 
 /// The options of the solves an explanation makes: the search's seed, headroom and stop flag.
@@ -509,7 +578,7 @@ fn limit_explanation<'a>(
         }
         _ => app.clone(),
     };
-    let eopts = explain::ExplainOptions { solve: searching(&opts), jobs, ..Default::default() };
+    let eopts = explain::ExplainOptions { solve: searching(opts), jobs, ..Default::default() };
     let make = (param.is_some()).then_some(&at as explain::MakeApp);
     let e = explain::explain(&app_v, cluster, None, make, Some(p.outcome.clone()), &eopts);
     let mut news = Vec::new();
@@ -531,33 +600,34 @@ fn limit_explanation<'a>(
 }
 
 fn explain_cmd(a: ExplainArgs) -> ExitCode {
-    let headroom = match a.headroom.headroom() {
-        Ok(h) => h,
-        Err(e) => return usage(e),
+    let json = a.output.format == Format::Json;
+    let popts = match a.model.options() {
+        Ok(p) => p,
+        Err(e) => return usage("--headroom", e, json),
     };
-    for (name, t) in [("--time-limit", a.time_limit), ("--call-limit", a.call_limit)] {
-        if !(t.is_finite() && t > 0.0) {
-            return usage(format!("{name}: expected a number of seconds > 0, got {t}"));
-        }
-    }
+    let headroom = popts.headroom;
     if matches!(a.output.format, Format::Dot | Format::Svg) {
-        return usage("explain prints text or json".into());
+        return usage("--format", "explain prints text or json".into(), json);
     }
-    let (app, cluster, fix) = match load_fixed(&a.inputs, a.fix.as_deref()) {
+    // Checked before any work is done, as --out is.
+    if let Some(dir) = a.write_repairs.as_deref().filter(|d| d.exists() && !d.is_dir()) {
+        return usage("--write-repairs", format!("{} exists and is not a directory", dir.display()), json);
+    }
+    let (app, cluster, fix) = match load_fixed(&a.inputs, a.fix.as_deref(), json) {
         Ok(x) => x,
-        Err(e) => return bad_input(e),
+        Err(code) => return code,
     };
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1);
     let opts = explain::ExplainOptions {
         solve: SolveOptions {
             build: BuildOptions { seed: a.seed, ..Default::default() },
-            perf: perf::Options { headroom, ..Default::default() },
+            perf: popts,
             stop: Some(stop_flag()),
             ..Default::default()
         },
-        time_limit: Some(Duration::from_secs_f64(a.time_limit)),
-        per_call: Duration::from_secs_f64(a.call_limit),
-        repair_call: Duration::from_secs_f64(a.call_limit.min(3.0)),
+        time_limit: Some(a.time_limit),
+        per_call: a.call_limit,
+        repair_call: a.call_limit.min(Duration::from_secs(3)),
         max_calls: None,
         repairs: !a.no_repairs,
         jobs,
@@ -568,40 +638,19 @@ fn explain_cmd(a: ExplainArgs) -> ExitCode {
     progress.finish();
     let base = overlay_base(&a.inputs);
     let o = &a.output;
-    emit(&match o.format {
-        Format::Json => json(&report::explain_json(&app, &cluster, &e, &base)),
+    let text = match o.format {
+        Format::Json => to_json(&report::explain_json(&app, &cluster, &e, &base)),
         _ => report::explain_text(&app, &cluster, &e, &base, &o.style(terminal())),
-    });
+    };
+    let written = emit(&text);
     if let Some(dir) = &a.write_repairs {
-        let abs = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf()).display().to_string();
-        let full =
-            report::OverlayBase { app: abs(&a.inputs.app), cluster: abs(&a.inputs.cluster), set: base.set.clone() };
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            return usage(format!("cannot create {}: {e}", dir.display()));
+        if let Err(err) = write_repairs(dir, &a.inputs, &app, &cluster, fix.as_ref(), &e, &make, headroom) {
+            say(&format!("error: {err}"));
+            return ExitCode::from(IO_ERROR);
         }
-        for (i, r) in e.repairs.iter().enumerate() {
-            let (target, text) = report::repair_overlay(&app, &cluster, r, &full);
-            let mut files = vec![];
-            match target {
-                "cluster" => files.push((format!("repair-{}-cluster.toml", i + 1), text)),
-                "application" => files.push((format!("repair-{}-app.toml", i + 1), text)),
-                _ => {}
-            }
-            // The sound mapping found for the changed instance, for `flowmap check`.
-            if let Ok(inst) = explain::apply(&app, &cluster, fix.as_ref(), &r.changes, Some(&make)) {
-                let from = provenance("explain", &a.inputs, headroom);
-                files.push((
-                    format!("repair-{}-mapping.toml", i + 1),
-                    report::mapping_toml(&inst.app, &inst.cluster, &r.mapping, &from),
-                ));
-            }
-            for (file, text) in files {
-                let path = dir.join(file);
-                if let Err(e) = std::fs::write(&path, text) {
-                    return usage(format!("cannot write {}: {e}", path.display()));
-                }
-            }
-        }
+    }
+    if let Err(code) = written {
+        return code;
     }
     match e.outcome.status {
         Status::Feasible | Status::Optimal => ExitCode::SUCCESS,
@@ -610,20 +659,60 @@ fn explain_cmd(a: ExplainArgs) -> ExitCode {
     }
 }
 
+/// `explain --write-repairs DIR`: each repair's overlay (extending the inputs by absolute path)
+/// and the sound mapping found for it.
+#[allow(clippy::too_many_arguments)]
+fn write_repairs(
+    dir: &Path,
+    inputs: &Inputs,
+    app: &Application,
+    cluster: &Cluster,
+    fix: Option<&parse::PartialMapping>,
+    e: &explain::Explanation,
+    make: explain::MakeApp,
+    headroom: perf::Headroom,
+) -> Result<(), String> {
+    let abs = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf()).display().to_string();
+    let full =
+        report::OverlayBase { app: abs(&inputs.app), cluster: abs(&inputs.cluster), set: overlay_base(inputs).set };
+    std::fs::create_dir_all(dir).map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
+    for (i, r) in e.repairs.iter().enumerate() {
+        let (target, text) = report::repair_overlay(app, cluster, r, &full);
+        let mut files = vec![];
+        match target {
+            "cluster" => files.push((format!("repair-{}-cluster.toml", i + 1), text)),
+            "application" => files.push((format!("repair-{}-app.toml", i + 1), text)),
+            _ => {}
+        }
+        // The sound mapping found for the changed instance, for `flowmap check`.
+        if let Ok(inst) = explain::apply(app, cluster, fix, &r.changes, Some(make)) {
+            let from = provenance("explain", inputs, headroom);
+            files.push((
+                format!("repair-{}-mapping.toml", i + 1),
+                report::mapping_toml(&inst.app, &inst.cluster, &r.mapping, &from),
+            ));
+        }
+        for (file, text) in files {
+            let path = dir.join(file);
+            report::write_file(&path, &text).map_err(|err| format!("cannot write {}: {err}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
 fn export_cmd(i: &Inputs) -> ExitCode {
-    let (app, cluster) = match load(i) {
+    let (app, cluster) = match load(i, false) {
         Ok(x) => x,
-        Err(e) => return bad_input(e),
+        Err(code) => return code,
     };
     match solve::export_csp(&app, &cluster) {
         Ok(n) => {
             let text = serde_json::to_string(&report::export_json(&app, &cluster, &n)).expect("json");
-            emit(&(text + "\n"));
-            ExitCode::SUCCESS
+            emit_then(&(text + "\n"), ExitCode::SUCCESS)
         }
         Err(reasons) => {
             for r in reasons {
-                eprintln!("no mapping can exist: {r}");
+                say(&format!("no mapping can exist: {r}"));
             }
             ExitCode::from(1)
         }
@@ -633,8 +722,10 @@ fn export_cmd(i: &Inputs) -> ExitCode {
 fn gen_cmd(a: GenArgs) -> ExitCode {
     use flowmap::gen::{self, realistic::RealisticKind, GenKind};
     let GenArgs { family, modules, nodes, seed, kind, models, clusters } = a;
-    if modules == 0 || nodes == 0 {
-        return usage("--modules and --nodes must be at least 1".into());
+    let caps = (parse::caps::OBJECTS, parse::caps::NODES);
+    if modules == 0 || nodes == 0 || modules > caps.0 || nodes > caps.1 {
+        let msg = format!("--modules must be from 1 to {}, --nodes from 1 to {}", caps.0, caps.1);
+        return usage("--modules, --nodes", msg, false);
     }
     let g = match (family, kind) {
         (GenFamilyArg::Pipeline, GenKindArg::Feasible | GenKindArg::Tight | GenKindArg::Infeasible) => {
@@ -653,19 +744,18 @@ fn gen_cmd(a: GenArgs) -> ExitCode {
                 GenKindArg::InfeasibleLink => RealisticKind::InfeasibleLink,
                 GenKindArg::InfeasibleRequirement => RealisticKind::InfeasibleRequirement,
                 GenKindArg::Infeasible => {
-                    return usage(
-                        "--family realistic: say --kind infeasible-cpu, infeasible-link or infeasible-requirement"
-                            .into(),
-                    )
+                    let msg =
+                        "--family realistic: say --kind infeasible-cpu, infeasible-link or infeasible-requirement";
+                    return usage("--kind", msg.into(), false);
                 }
             };
             match gen::realistic::generate(&gen::realistic::RealisticOptions { modules, nodes, seed, kind }) {
                 Ok(g) => g,
-                Err(e) => return usage(e),
+                Err(e) => return usage("--modules, --nodes", e, false),
             }
         }
         (GenFamilyArg::Pipeline, _) => {
-            return usage("--family pipeline: --kind is feasible, tight or infeasible".into());
+            return usage("--kind", "--family pipeline: --kind is feasible, tight or infeasible".into(), false);
         }
     };
     let dir = if family == GenFamilyArg::Realistic { "realistic" } else { "generated" };
@@ -676,17 +766,20 @@ fn gen_cmd(a: GenArgs) -> ExitCode {
         (clusters.join(format!("{}.toml", g.name)), report::gen_cluster_toml(&g)),
         (models.join("mappings").join(format!("{}.toml", g.name)), report::gen_mapping_toml(&g)),
     ];
+    let mut listing = String::new();
     for (path, text) in files.iter().take(if g.has_mapping() { 3 } else { 2 }) {
-        if let Err(e) = path.parent().map(std::fs::create_dir_all).transpose().and_then(|_| std::fs::write(path, text))
+        if let Err(e) =
+            path.parent().map(std::fs::create_dir_all).transpose().and_then(|_| report::write_file(path, text))
         {
-            return usage(format!("cannot write {}: {e}", path.display()));
+            say(&format!("error: cannot write {}: {e}", path.display()));
+            return ExitCode::from(IO_ERROR);
         }
-        println!("{}", path.display());
+        listing += &format!("{}\n", path.display());
     }
     if let Some(k) = g.planted_nodes {
-        println!("planted mapping: {k} of {nodes} nodes");
+        listing += &format!("planted mapping: {k} of {nodes} nodes\n");
     }
-    ExitCode::SUCCESS
+    emit_then(&listing, ExitCode::SUCCESS)
 }
 
 fn man_cmd(dir: Option<&Path>) -> ExitCode {
@@ -697,8 +790,7 @@ fn man_cmd(dir: Option<&Path>) -> ExitCode {
         buf
     };
     let Some(dir) = dir else {
-        emit(&String::from_utf8_lossy(&render(cmd)));
-        return ExitCode::SUCCESS;
+        return emit_then(&String::from_utf8_lossy(&render(cmd)), ExitCode::SUCCESS);
     };
     let mut pages = vec![("flowmap.1".to_string(), render(cmd.clone()))];
     for s in cmd.get_subcommands() {
@@ -707,14 +799,17 @@ fn man_cmd(dir: Option<&Path>) -> ExitCode {
         pages.push((format!("{name}.1"), render(s.clone().name(name).bin_name(name))));
     }
     if let Err(e) = std::fs::create_dir_all(dir) {
-        return usage(format!("cannot create {}: {e}", dir.display()));
+        say(&format!("error: cannot create {}: {e}", dir.display()));
+        return ExitCode::from(IO_ERROR);
     }
+    let mut listing = String::new();
     for (name, page) in pages {
         let path = dir.join(&name);
         if let Err(e) = std::fs::write(&path, page) {
-            return usage(format!("cannot write {}: {e}", path.display()));
+            say(&format!("error: cannot write {}: {e}", path.display()));
+            return ExitCode::from(IO_ERROR);
         }
-        println!("{}", path.display());
+        listing += &format!("{}\n", path.display());
     }
-    ExitCode::SUCCESS
+    emit_then(&listing, ExitCode::SUCCESS)
 }

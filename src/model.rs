@@ -192,6 +192,9 @@ pub struct Connection {
     /// `from->to` unless the description names it; `module.mpi` for MPI exchanges.
     pub name: String,
     pub edges: Vec<EdgeId>,
+    /// An MPI exchange whose instances run in lockstep (`mpi = { ..., lockstep = true }`): they
+    /// share the slowest instance's T_it plus the exchange's transfer time.
+    pub lockstep: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -17,7 +17,8 @@
 //! - `requirement`: a module group below its minimum frequency, or a path above its maximum
 //!   latency (eq 11).
 //!
-//! Warnings (`rate-mismatch`, `approximate-cycle`) inform but do not change the verdict.
+//! Warnings (`rate-mismatch`, `approximate-cycle`, `order-hypothesis`) inform but do not change
+//! the verdict.
 //! This module shares only the model's formulas (`perf`) with the rest of the pipeline.
 
 use crate::model::{Application, Cluster, Mapping, ObjectId, Requirement, Route};
@@ -37,6 +38,7 @@ pub enum Kind {
     Requirement,
     RateMismatch,
     ApproximateCycle,
+    OrderHypothesis,
 }
 
 impl Kind {
@@ -50,10 +52,11 @@ impl Kind {
             Kind::Requirement => "requirement",
             Kind::RateMismatch => "rate-mismatch",
             Kind::ApproximateCycle => "approximate-cycle",
+            Kind::OrderHypothesis => "order-hypothesis",
         }
     }
     pub fn is_error(self) -> bool {
-        !matches!(self, Kind::RateMismatch | Kind::ApproximateCycle)
+        !matches!(self, Kind::RateMismatch | Kind::ApproximateCycle | Kind::OrderHypothesis)
     }
 }
 
@@ -224,9 +227,9 @@ fn model_diagnostics(
 ) {
     let name = |o: ObjectId| app.object(o).name.clone();
     // cpu-overload: a module starved (LD_c = 0), or slowed by CPU concurrency so much that it
-    // paces itself (a predecessor, or a member of a synchronous cycle) below the frequency the
-    // synchronisation analysis gives (T_it > T_it with T_cexec = T_exec).
-    let in_cycle = |o: ObjectId| p.cycles.iter().any(|c| c.contains(&o));
+    // paces itself (a predecessor, a member of a synchronous cycle or of a lockstep MPI group)
+    // below the frequency the synchronisation analysis gives (T_it > T_it with T_cexec = T_exec).
+    let in_cycle = |o: ObjectId| p.cycles.iter().chain(&p.lockstep).any(|c| c.contains(&o));
     let mut lowered = false;
     for (i, m) in p.modules.iter().enumerate() {
         let node = cluster.node(m.node);
@@ -358,6 +361,25 @@ fn model_diagnostics(
             message: format!("the CPU allocation did not settle in {iterations} iterations; modules changing rank: {}", modules.iter().map(|&o| name(o)).collect::<Vec<_>>().join(", ")),
             subjects: modules.iter().map(|&o| name(o)).collect(),
         }),
+    }
+    // order-hypothesis: a configuration-1 node was ordered by eq 8, which assumes its modules
+    // share one T_it (Section IV.B.2); say so where the result breaks that.
+    for &n in &p.eq8_nodes {
+        let here: Vec<&perf::ModulePerf> = p.modules.iter().filter(|m| m.node == n).collect();
+        let (lo, hi) = here.iter().fold((f64::INFINITY, 0.0f64), |(a, b), m| (a.min(m.tit), b.max(m.tit)));
+        if le(hi, lo) {
+            continue;
+        }
+        let list: Vec<String> = here.iter().map(|m| format!("{} {}", name(m.object), ms(m.tit))).collect();
+        d.push(Diagnostic {
+            kind: Kind::OrderHypothesis,
+            message: format!(
+                "{} holds only modules of one synchronous component, so they were ordered by eq 8 (T_exec x LD), which assumes they share one T_it; here T_it differ ({}), and eq 7 could order them otherwise",
+                cluster.node(n).name,
+                list.join(", ")
+            ),
+            subjects: std::iter::once(cluster.node(n).name.clone()).chain(here.iter().map(|m| name(m.object))).collect(),
+        });
     }
     for c in &p.approximate_cycles {
         d.push(Diagnostic {

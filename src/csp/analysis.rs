@@ -21,8 +21,17 @@ pub struct Analysis {
     pub domain: Vec<Vec<NodeId>>,
     /// Synchronous inputs of each module.
     pub inputs: Arc<Vec<Vec<StaticInput>>>,
-    /// Module index -> synchronous cycle id.
+    /// Module index -> synchronous cycle id. Members of lockstep MPI groups count as members of
+    /// a cycle here (ids after the cycles'): none of the first-round arguments below is made
+    /// for them, which keeps every family a relaxation.
     pub cycle_of: Vec<Option<usize>>,
+    /// Per module: W_C, the common wait eq 8 assumes for its synchronous component C, when the
+    /// module may share a configuration-1 node with another module of C (it is no predecessor
+    /// and C has another); its allocation order there is eq 8's (see `key`).
+    pub eq8_wait: Vec<Option<f64>>,
+    /// The allocation variant the verifier uses; the first-round arguments that hold only for
+    /// the literal algorithm are dropped for the others.
+    pub allocation: perf::Allocation,
     /// Bounds on T_it_sync per module, seconds.
     pub tit_lo: Vec<f64>,
     pub tit_hi: Vec<f64>,
@@ -37,6 +46,35 @@ pub struct Analysis {
     /// edge (upper bounds): the mapping-independent structure the bounds are computed on.
     pub(crate) sync_lo: Arc<SyncGraph>,
     pub(crate) sync_hi: Arc<SyncGraph>,
+}
+
+/// Stacking parameters of a module on a node (`Analysis::stack_params`): its LD, a lower bound
+/// on u = T_exec / fastest input pace, and bounds on its first-round key T_I/O.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stack {
+    pub ld: f64,
+    pub u: f64,
+    pub key_lo: f64,
+    pub key_hi: f64,
+}
+
+impl Stack {
+    /// The most permissive of two (for a class of modules): what either may do.
+    pub fn loosest(self, o: Stack) -> Stack {
+        Stack {
+            ld: self.ld.min(o.ld),
+            u: self.u.min(o.u),
+            key_lo: self.key_lo.min(o.key_lo),
+            key_hi: self.key_hi.max(o.key_hi),
+        }
+    }
+}
+
+/// Whether a module `then` may follow a module `first` on a CPU (`Analysis::stack_params`):
+/// `first` can come earlier in the node's order, and `then` keeps its pace after it. Tolerances
+/// keep the test a relaxation.
+pub fn may_follow(first: Stack, then: Stack) -> bool {
+    first.ld + then.u <= 1.0 + 1e-6 && first.key_hi >= then.key_lo * (1.0 - 1e-9) - 1e-12
 }
 
 impl Analysis {
@@ -97,15 +135,30 @@ impl Analysis {
                 })
                 .collect()
         };
-        let sync_lo = Arc::new(SyncGraph::from_inputs(with_comm(false)));
-        let sync_hi = Arc::new(SyncGraph::from_inputs(with_comm(true)));
-        let cycle_of = sync_lo.cycle_of.clone();
+        // Lockstep groups: their exchange costs nothing (all local) to the slowest network.
+        let locks = perf::lockstep_groups(app, &module_of);
+        let with_locks = |hi: bool| -> Vec<perf::Lockstep> {
+            locks
+                .iter()
+                .map(|(members, edges)| perf::Lockstep {
+                    members: members.clone(),
+                    exchange: if hi { edges.iter().map(|&e| max_comm(e)).fold(0.0, f64::max) } else { 0.0 },
+                })
+                .collect()
+        };
+        let sync_lo = Arc::new(SyncGraph::from_parts(with_comm(false), with_locks(false)));
+        let sync_hi = Arc::new(SyncGraph::from_parts(with_comm(true), with_locks(true)));
+        let cycles = sync_lo.cycles.len();
+        let cycle_of: Vec<Option<usize>> =
+            (0..modules.len()).map(|m| sync_lo.cycle_of[m].or(sync_lo.lock_of[m].map(|l| cycles + l))).collect();
         let mut an = Analysis {
             modules,
             module_of,
             domain,
             inputs: Arc::new(inputs),
             cycle_of,
+            eq8_wait: Vec::new(),
+            allocation: perf::Allocation::Literal,
             tit_lo: Vec::new(),
             tit_hi: Vec::new(),
             rate_lo: Vec::new(),
@@ -162,6 +215,7 @@ impl Analysis {
         let fin = |v: &[f64]| v.iter().map(|x| if x.is_finite() { *x } else { 0.0 }).collect::<Vec<_>>();
         self.tit_lo = self.sync_lo.iteration_times(&fin(&texec_lo));
         self.tit_hi = self.sync_hi.iteration_times(&fin(&texec_hi));
+        self.eq8_wait = eq8_waits(&self.sync_lo, &self.inputs, &self.tit_lo);
         let hz = |tit: &[f64]| -> Vec<Option<f64>> {
             let mut v = vec![None; app.graph.node_count()];
             for (mi, &o) in self.modules.iter().enumerate() {
@@ -188,8 +242,13 @@ impl Analysis {
         (c.texec.on(t).unwrap_or(f64::INFINITY), c.load.on(t).unwrap_or(1.0))
     }
 
-    /// Bounds on the first-round T_I/O (eq 6–7) of module `mi` on node `n`, computed exactly as
-    /// `perf` does.
+    /// Bounds on the first-round order key of module `mi` on node `n`: T_I/O (eq 6–7, computed
+    /// as `perf` does) on most nodes. On a configuration-1 node (only modules of one synchronous
+    /// component, none a predecessor) `perf` orders by eq 8 instead, ascending T_exec x LD, which
+    /// is the order of the key W_C − T_exec x LD for the component's constant W_C; whether a
+    /// node is in configuration 1 depends on the mapping, so the bounds cover both keys. Two
+    /// modules compared on one node are both keyed one way or both the other, so "lo(a) > hi(b)"
+    /// still means "a before b in every mapping".
     pub fn key(&self, app: &Application, cluster: &Cluster, mi: usize, n: NodeId) -> (f64, f64) {
         let (texec, ld) = self.costs(app, cluster, mi, n);
         if self.inputs[mi].is_empty() {
@@ -197,7 +256,11 @@ impl Analysis {
             return (k, k);
         }
         let wait = |tit: &[f64]| self.inputs[mi].iter().map(|x| x.ratio * tit[x.source]).fold(texec, f64::max);
-        (wait(&self.tit_lo) - texec * ld, wait(&self.tit_hi) - texec * ld)
+        let (lo, hi) = (wait(&self.tit_lo) - texec * ld, wait(&self.tit_hi) - texec * ld);
+        match self.eq8_wait[mi] {
+            Some(w) => (lo.min(w - texec * ld), hi.max(w - texec * ld)),
+            None => (lo, hi),
+        }
     }
 
     /// A lower bound on the module's load over an iteration on node `n` (LD x T_exec / T_it_sync).
@@ -242,12 +305,17 @@ impl Analysis {
     /// allocation round), so if u > 1 − ld_min(n) it needs a CPU of its own. Self-paced modules
     /// (u = 1) always do. So at most CPUs(n) solo modules share a node. Not valid when CPUs are
     /// pinned by hand (callers check).
+    /// With the iteration-load allocation a CPU carries only its threads' loads over an
+    /// iteration, which can be far below their LD: only self-paced modules are solo then.
     pub fn solo(&self, app: &Application, cluster: &Cluster, mi: usize, n: NodeId, ld_min: f64) -> bool {
         if self.cycle_of[mi].is_some() {
             return false;
         }
         if self.inputs[mi].is_empty() {
             return true;
+        }
+        if self.allocation != perf::Allocation::Literal {
+            return false;
         }
         let (texec, _) = self.costs(app, cluster, mi, n);
         let pace = self.inputs[mi].iter().map(|x| x.ratio * self.tit_hi[x.source]).fold(f64::INFINITY, f64::min);
@@ -279,7 +347,8 @@ impl Analysis {
 
     /// A lower bound on the CPUs any sound mapping uses (first allocation round): a CPU's load
     /// CPULD stays <= 1, a solo module adds its whole LD to an idle CPU of its own, and any
-    /// other module outside cycles adds LD_c = free x LD >= u x LD. The spare share of the solo
+    /// other module outside cycles adds LD_c = free x LD >= u x LD (with the iteration-load
+    /// allocation: its load over an iteration, at least `load_lo`). The spare share of the solo
     /// modules' CPUs (1 − LD each) may hold the others; what does not fit needs more CPUs.
     pub fn cpus_needed(&self, app: &Application, cluster: &Cluster) -> f64 {
         let ld_min = self.ld_min(app, cluster);
@@ -301,6 +370,8 @@ impl Analysis {
                         let (texec, ld) = self.costs(app, cluster, mi, n);
                         if self.solo(app, cluster, mi, n, ld_min[n.ix()]) {
                             ld
+                        } else if self.allocation != perf::Allocation::Literal {
+                            self.load_lo(app, cluster, mi, n)
                         } else if pace.is_finite() && pace > 0.0 {
                             (texec / pace).min(1.0) * ld
                         } else {
@@ -313,6 +384,34 @@ impl Analysis {
         solo as f64 + (rest - spare).max(0.0)
     }
 
+    /// Whether the verifier uses the published allocation (the keep-up and solo arguments hold).
+    pub fn literal(&self) -> bool {
+        self.allocation == perf::Allocation::Literal
+    }
+
+    /// Stacking parameters of module `mi` on node `n`'s processor type: its LD there and a lower
+    /// bound on u = T_exec / (fastest input pace) (1 for a self-paced module); None for members
+    /// of synchronous cycles. In the first allocation round a module B that follows a module A
+    /// on the same CPU sees CPULD >= LD_A (the CPU's load never falls below what A added,
+    /// c + (1 - c) x LD_A >= LD_A), so it keeps its pace only if u_B <= 1 - LD_A
+    /// (`may_follow`): a self-paced module must be first on its CPU, and two heavy modules
+    /// cannot share one. B follows A only if A comes first in the node's order (decreasing
+    /// T_I/O, eq 6–7), which needs A's largest key to reach B's smallest. Not valid when CPUs
+    /// are pinned by hand (callers check), nor with the iteration-load allocation (None).
+    pub fn stack_params(&self, app: &Application, cluster: &Cluster, mi: usize, n: NodeId) -> Option<Stack> {
+        if self.cycle_of[mi].is_some() || !self.literal() {
+            return None;
+        }
+        let (texec, ld) = self.costs(app, cluster, mi, n);
+        let (key_lo, key_hi) = self.key(app, cluster, mi, n);
+        if self.inputs[mi].is_empty() {
+            return Some(Stack { ld, u: 1.0, key_lo, key_hi });
+        }
+        let pace = self.inputs[mi].iter().map(|x| x.ratio * self.tit_hi[x.source]).fold(f64::INFINITY, f64::min);
+        let u = if pace.is_finite() && pace > 0.0 { (texec / pace).min(1.0) } else { 0.0 };
+        Some(Stack { ld, u, key_lo, key_hi })
+    }
+
     pub fn constant_pace(&self, mi: usize) -> bool {
         self.tit_lo[mi] == self.tit_hi[mi]
     }
@@ -320,4 +419,22 @@ impl Analysis {
     pub fn constant_rate(&self, e: EdgeId) -> bool {
         self.rate_lo[e.index()] == self.rate_hi[e.index()]
     }
+}
+
+/// W_C per module (see `Analysis::eq8_wait`): for the modules that are no predecessor in a
+/// synchronous component with at least two of them, the largest input pace (lower bound) among
+/// them; any constant per component keeps `Analysis::key` sound, this one makes the two keys
+/// coincide where the component keeps one pace.
+fn eq8_waits(sg: &SyncGraph, inputs: &[Vec<StaticInput>], tit_lo: &[f64]) -> Vec<Option<f64>> {
+    let n = inputs.len();
+    let eligible = |m: usize| !sg.is_predecessor(m);
+    let comps = sg.component.iter().copied().max().map(|c| c + 1).unwrap_or(0);
+    let mut count = vec![0usize; comps];
+    let mut w = vec![0.0f64; comps];
+    for m in (0..n).filter(|&m| eligible(m)) {
+        let c = sg.component[m];
+        count[c] += 1;
+        w[c] = inputs[m].iter().map(|x| x.ratio * tit_lo[x.source]).fold(w[c], f64::max);
+    }
+    (0..n).map(|m| (eligible(m) && count[sg.component[m]] > 1).then(|| w[sg.component[m]])).collect()
 }

@@ -15,6 +15,7 @@
 //!   node n on network k" [Cin/Cout x Loc], summed per link [bw = F x Vol].
 
 pub mod analysis;
+pub mod bound;
 pub mod presolve;
 pub mod rows;
 
@@ -279,7 +280,7 @@ impl Model {
         // A pass that finds the problem infeasible at the root stops the build: pumpkin creates
         // no variables in an inconsistent state, and the first solve reports it.
         m.placement(app, cluster, an);
-        let passes: [&dyn Fn(&mut Model); 7] = [
+        let passes: [&dyn Fn(&mut Model); 8] = [
             &|m| m.connections(app, cluster, an, fix, scope),
             &|m| m.traffic(app, cluster, an),
             &|m| {
@@ -288,6 +289,7 @@ impl Model {
                 // find out before building the large per-instance families.
                 let _ = m.solver.propagate_to_fixpoint();
             },
+            &|m| m.stacking(app, cluster, an),
             &|m| m.first_round(app, cluster, an, opts.max_row_terms),
             &|m| m.keep_up(app, cluster, an, opts.max_row_terms),
             &|m| m.requirements(app, cluster, an),
@@ -654,6 +656,88 @@ impl Model {
                 let t: Vec<_> = cnts.iter().map(|c| c.scaled(1)).collect();
                 self.solver.add_constraint(equals(t, app.groups[gi].objects.len() as i32, tag)).post();
             }
+        }
+    }
+
+    /// Stacking (a redundant family): in the first allocation round each CPU of a node holds a
+    /// sequence of modules in which each later module B may follow each earlier one A only if
+    /// u_B <= 1 - LD_A (`analysis::may_follow`; cycle members, which form threads, are left
+    /// out). So the modules on n that come first on their CPU are at most CPUs(n), and every
+    /// other one has an immediate predecessor on its CPU of a class it may follow, each module
+    /// preceding at most one. Per node, over group counts: cnt = first + stacked, Σ first <=
+    /// CPUs, stacked[b] = Σ_a p[a][b] over the classes a that b may follow, Σ_b p[a][b] <=
+    /// cnt[a] (and p[a][a] <= cnt[a] − 1 when a is present). A group's class takes its most
+    /// permissive instance's LD and u, so the family stays a relaxation. Skipped when a CPU is
+    /// pinned by hand.
+    fn stacking(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) {
+        if self.dec.pinned_cpu.iter().any(|p| p.is_some()) {
+            return;
+        }
+        for n in (0..cluster.nodes.len() as u32).map(NodeId) {
+            if !self.active[n.ix()] || self.halt() {
+                continue;
+            }
+            // Classes: module groups present on n with no cycle member, their count variable,
+            // most permissive (LD, u) and the most instances that may be on n.
+            let mut classes: Vec<(DomainId, analysis::Stack, i32)> = Vec::new();
+            for (gi, g) in app.groups.iter().enumerate() {
+                let Some(&cnt) = self.cnt.get(&(gi, n.0)) else { continue };
+                let here: Vec<usize> = g
+                    .objects
+                    .iter()
+                    .filter(|&&o| self.xl(o, n).is_some())
+                    .map(|&o| an.module_of[o.index()].expect("module"))
+                    .collect();
+                let params: Option<Vec<analysis::Stack>> =
+                    here.iter().map(|&mi| an.stack_params(app, cluster, mi, n)).collect();
+                let Some(params) = params else { continue };
+                let Some(loosest) = params.into_iter().reduce(analysis::Stack::loosest) else { continue };
+                classes.push((cnt, loosest, here.len() as i32));
+            }
+            let cpus = cluster.node(n).cpus as i32;
+            if classes.iter().map(|c| c.2).sum::<i32>() <= cpus {
+                continue;
+            }
+            let tag = self.tag("stacking", cluster.node(n).name.clone());
+            let mut firsts = Vec::new();
+            let mut preds: Vec<Vec<DomainId>> = vec![Vec::new(); classes.len()];
+            let mut succs: Vec<Vec<DomainId>> = vec![Vec::new(); classes.len()];
+            for (b, &(cnt_b, pb, ub)) in classes.iter().enumerate() {
+                let first = self.solver.new_bounded_integer(0, ub);
+                firsts.push(first);
+                let mut in_terms = Vec::new();
+                for (a, &(cnt_a, pa, ua)) in classes.iter().enumerate() {
+                    if !analysis::may_follow(pa, pb) {
+                        continue;
+                    }
+                    let p = self.solver.new_bounded_integer(0, ua.min(ub));
+                    in_terms.push(p);
+                    succs[a].push(p);
+                    if a == b {
+                        // A module does not precede itself: p[a][a] + [cnt[a] >= 1] <= cnt[a].
+                        let present = self.solver.new_literal_for_predicate(predicate![cnt_a >= 1], tag);
+                        let t = vec![p.scaled(1), present.get_integer_variable().scaled(1), cnt_a.scaled(-1)];
+                        self.solver.add_constraint(less_than_or_equals(t, 0, tag)).post();
+                    }
+                }
+                // cnt[b] = first[b] + Σ_a p[a][b]
+                let mut t: Vec<_> = in_terms.iter().map(|p| p.scaled(1)).collect();
+                t.push(first.scaled(1));
+                t.push(cnt_b.scaled(-1));
+                self.solver.add_constraint(equals(t, 0, tag)).post();
+                preds[b] = in_terms;
+            }
+            for (a, out) in succs.iter().enumerate() {
+                if out.is_empty() {
+                    continue;
+                }
+                let mut t: Vec<_> = out.iter().map(|p| p.scaled(1)).collect();
+                t.push(classes[a].0.scaled(-1));
+                self.solver.add_constraint(less_than_or_equals(t, 0, tag)).post();
+            }
+            let t: Vec<_> = firsts.iter().map(|f| f.scaled(1)).collect();
+            self.solver.add_constraint(less_than_or_equals(t, cpus, tag)).post();
+            let _ = preds;
         }
     }
 

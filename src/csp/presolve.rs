@@ -94,7 +94,7 @@ pub(crate) fn run(app: &Application, cluster: &Cluster, an: &mut Analysis) {
             let cause = Cause::Requirement { requirement: ri, bound_s: b };
             let reason = requirement_name(app, ri);
             // The other members' smallest sum on each elementary cycle through mi (eq 5).
-            let others: Vec<f64> = match an.cycle_of[mi] {
+            let others: Vec<f64> = match an.sync_lo.cycle_of[mi] {
                 Some(c) if !an.sync_lo.approximate.contains(&c) => an.sync_lo.elementary[c]
                     .iter()
                     .filter(|cy| cy.contains(&mi))

@@ -171,7 +171,9 @@ pub fn first_round_chains(app: &Application, cluster: &Cluster, an: &Analysis, a
     chains
 }
 
-/// Rows of the first allocation round for input-paced modules (see `Model::keep_up`).
+/// Rows of the first allocation round for input-paced modules (see `Model::keep_up`). None with
+/// an allocation other than the literal one: its argument (every CPU carries the LD of its first
+/// thread) does not hold there.
 pub fn keep_up_rows(
     app: &Application,
     cluster: &Cluster,
@@ -179,6 +181,9 @@ pub fn keep_up_rows(
     max_terms: usize,
     active: &[bool],
 ) -> Option<Vec<CountRow>> {
+    if !an.literal() {
+        return None;
+    }
     let keys = Keys::new(app, cluster, an);
     let mut rows = Vec::new();
     let mut terms = 0usize;

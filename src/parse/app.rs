@@ -1,9 +1,12 @@
 //! The application format (`models/*.toml`): parameters, module and filter groups,
 //! connections with patterns, MPI exchanges, placement constraints and requirements.
 
+use super::against::{self, GroupRefs};
+use super::doc::Doc;
+use super::suggest::{hint, listing};
 use super::units::{split_unit, Dim};
-use super::{expand_range, expr, span_line, toml_error, valid_name, Override};
-use crate::error::{InputErrors, Sink};
+use super::{caps, expr, short, valid_name, Expander, Override, NAME_RULE};
+use crate::error::{InputError, InputErrors, Sink};
 use crate::model::*;
 use petgraph::graph::DiGraph;
 use serde::Deserialize;
@@ -61,6 +64,8 @@ struct RawModule {
 struct RawMpi {
     pattern: String,
     volume: Scalar,
+    #[serde(default)]
+    lockstep: bool,
 }
 
 #[derive(Deserialize, Debug)]
@@ -113,213 +118,422 @@ pub(crate) fn quantity(s: &Scalar, dim: Dim, vars: &BTreeMap<String, f64>) -> Re
     }
 }
 
+/// A quantity that must be > 0 (`strict`) or >= 0, or None after an error naming `field`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn measured(
+    sink: &mut Sink,
+    line: Option<usize>,
+    item: &str,
+    field: &str,
+    s: &Scalar,
+    dim: Dim,
+    vars: &BTreeMap<String, f64>,
+    strict: bool,
+) -> Option<f64> {
+    match quantity(s, dim, vars) {
+        Ok(v) if v > 0.0 || (!strict && v >= 0.0) => Some(v),
+        Ok(v) => {
+            let rule = if strict { ">" } else { ">=" };
+            sink.push(line, item, format!("{field} must be {rule} 0, got {v} {}", dim.si()));
+            None
+        }
+        Err(e) => {
+            sink.push(line, item, format!("{field}: {e}"));
+            None
+        }
+    }
+}
+
 fn count(s: &Scalar, vars: &BTreeMap<String, f64>) -> Result<usize, String> {
     let v = match s {
         Scalar::Num(v) => *v,
         Scalar::Text(t) => expr::eval(t, vars)?,
     };
-    if v < 1.0 || v.fract() != 0.0 || v > 1e6 {
-        return Err(format!("must be a whole number from 1 to 1000000, got {v}"));
+    let max = caps::OBJECTS;
+    if !(1.0..=max as f64).contains(&v) || v.fract() != 0.0 {
+        return Err(format!("must be a whole number from 1 to {max}, got {v}"));
     }
     Ok(v as usize)
 }
 
-/// Upper bound on instance-level edges (connections and MPI exchanges together).
-const MAX_EDGES: usize = 5_000_000;
-
 const RESERVED: &[&str] = &["instances", "from_instances", "to_instances"];
 
-/// Parses and validates an application description. `file` names it in errors.
+/// Parses and validates an application description. `file` names it in errors. Node names and
+/// processor types are not checked (there is no cluster): see [`application_for_cluster`].
 pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Result<Application, InputErrors> {
-    let raw: RawApp = toml::from_str(src).map_err(|e| toml_error(src, file, e))?;
-    let mut sink = Sink::new(file);
-    let ln = |sp: std::ops::Range<usize>| span_line(src, sp);
+    let doc = Doc::new(src, file);
+    let (app, _, sink) = build(&doc, overrides)?;
+    sink.into_result(app)
+}
 
-    // Parameters, then command-line overrides.
-    let mut params: BTreeMap<String, f64> = BTreeMap::new();
-    for (k, v) in &raw.parameters {
-        if RESERVED.contains(&k.as_str()) || !k.chars().all(|c| c.is_alphanumeric() || c == '_') {
-            sink.push(
-                ln(v.span()),
-                format!("parameter {k}"),
-                "is not a usable name (letters, digits and _; not instances/from_instances/to_instances)",
-            );
-        }
-        params.insert(k.clone(), *v.get_ref());
+/// Parses and validates an application description for `cluster`: also an error, with the line,
+/// for a node in `allowed_nodes` or `pin` that the cluster does not have, and for a processor
+/// type that looks like a misspelt one of the cluster's (or leaves a module no node to run on);
+/// other processor types no node has are returned as warnings.
+pub fn application_for_cluster(
+    src: &str,
+    file: &str,
+    overrides: &[Override],
+    cluster: &Cluster,
+) -> Result<(Application, Vec<InputError>), InputErrors> {
+    let doc = Doc::new(src, file);
+    let (app, refs, mut sink) = build(&doc, overrides)?;
+    let mut warnings = Sink::new(file);
+    against::check(&app, &refs, cluster, &mut sink, &mut warnings);
+    let app = sink.into_result(app)?;
+    Ok((app, warnings.into_errors().map(|w| w.0).unwrap_or_default()))
+}
+
+/// Everything read from one application file so far.
+struct Builder<'d> {
+    doc: &'d Doc<'d>,
+    sink: Sink,
+    names: Expander,
+    params: BTreeMap<String, f64>,
+    graph: DiGraph<Object, Edge, u32>,
+    groups: Vec<Group>,
+    by_name: HashMap<String, GroupId>,
+    /// Groups whose instances could not be made (bad count or name, over the cap): what refers
+    /// to them is not wrong on its own account.
+    broken: Vec<bool>,
+    /// Groups one of whose connections was rejected: "no input connection" would repeat it.
+    tainted: Vec<bool>,
+    connections: Vec<Connection>,
+    conn_names: HashMap<String, usize>,
+    refs: Vec<GroupRefs>,
+}
+
+fn build<'d>(doc: &'d Doc<'d>, overrides: &[Override]) -> Result<(Application, Vec<GroupRefs>, Sink), InputErrors> {
+    let raw: RawApp = doc.deserialize()?;
+    let mut b = Builder {
+        doc,
+        sink: doc.sink(),
+        names: Expander::new(),
+        params: BTreeMap::new(),
+        graph: DiGraph::default(),
+        groups: Vec::new(),
+        by_name: HashMap::new(),
+        broken: Vec::new(),
+        tainted: Vec::new(),
+        connections: Vec::new(),
+        conn_names: HashMap::new(),
+        refs: Vec::new(),
+    };
+    b.parameters(&raw.parameters, overrides);
+    if raw.modules.is_empty() {
+        b.sink.push(None, "application", "has no module: declare at least one [[modules]]");
     }
-    for o in overrides {
-        if params.contains_key(&o.name) {
-            params.insert(o.name.clone(), o.value);
-        } else {
-            let known: Vec<&str> = params.keys().map(|s| s.as_str()).collect();
-            sink.push(None, format!("--set {}", o.name), format!("no such parameter (known: {})", known.join(", ")));
+    let mut mpi_specs = Vec::new();
+    for m in &raw.modules {
+        if let Some(gid) = b.module(m) {
+            if let Some(mpi) = &m.mpi {
+                mpi_specs.push((gid, mpi));
+            }
+        }
+    }
+    for f in &raw.filters {
+        b.filter(f);
+    }
+    for c in &raw.connections {
+        b.connection(c);
+    }
+    for (gid, mpi) in mpi_specs {
+        b.mpi(gid, mpi);
+    }
+    b.filter_structure();
+    let requirements = raw.requirements.iter().enumerate().filter_map(|(i, r)| b.requirement(i, r)).collect();
+    let app = Application {
+        name: raw.name.unwrap_or_else(|| "application".into()),
+        parameters: b.params,
+        graph: b.graph,
+        groups: b.groups,
+        connections: b.connections,
+        requirements,
+        sync_shape: Default::default(),
+    };
+    Ok((app, b.refs, b.sink))
+}
+
+impl Builder<'_> {
+    fn ln(&self, span: std::ops::Range<usize>) -> Option<usize> {
+        self.doc.line(span)
+    }
+
+    /// Parameters, then command-line overrides.
+    fn parameters(&mut self, raw: &BTreeMap<String, Spanned<f64>>, overrides: &[Override]) {
+        for (k, v) in raw {
+            let line = self.ln(v.span());
+            if RESERVED.contains(&k.as_str()) || !k.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                self.sink.push(
+                    line,
+                    format!("parameter {k}"),
+                    "is not a usable name (letters, digits and _; not instances/from_instances/to_instances)",
+                );
+            }
+            if !v.get_ref().is_finite() {
+                self.sink.push(line, format!("parameter {k}"), format!("must be a finite number, got {}", v.get_ref()));
+            }
+            self.params.insert(k.clone(), *v.get_ref());
+        }
+        for o in overrides {
+            if self.params.contains_key(&o.name) {
+                self.params.insert(o.name.clone(), o.value);
+            } else {
+                let known = self.params.keys().map(|s| s.as_str());
+                let h = hint(&o.name, self.params.keys().map(|s| s.as_str()));
+                self.sink.push(
+                    None,
+                    format!("--set {}", o.name),
+                    format!("no such parameter{h} (known: {})", listing(known)),
+                );
+            }
         }
     }
 
-    let mut graph: DiGraph<Object, Edge, u32> = DiGraph::default();
-    let mut groups: Vec<Group> = Vec::new();
-    let mut by_name: HashMap<String, GroupId> = HashMap::new();
-
-    let mut add_group = |sink: &mut Sink,
-                         name: &Spanned<String>,
-                         what: &str,
-                         inst: &Option<Spanned<Scalar>>,
-                         groups: &mut Vec<Group>|
-     -> Option<(GroupId, usize)> {
+    /// Declares a module or filter group with its instance count. A group whose instances cannot
+    /// be made is still declared (broken), so references to it add no errors of their own.
+    fn group(
+        &mut self,
+        name: &Spanned<String>,
+        what: &str,
+        inst: &Option<Spanned<Scalar>>,
+    ) -> Option<(GroupId, usize)> {
         let n = name.get_ref();
-        let line = ln(name.span());
-        if !valid_name(n) {
-            sink.push(line, format!("{what} \"{n}\""), "names use letters, digits, _, - and . only");
+        let line = self.ln(name.span());
+        if self.by_name.contains_key(n) {
+            self.sink.push(
+                line,
+                format!("{what} {n}"),
+                "is declared twice (module and filter names share one namespace)",
+            );
             return None;
         }
-        if by_name.contains_key(n) {
-            sink.push(line, format!("{what} {n}"), "is declared twice (module and filter names share one namespace)");
-            return None;
-        }
-        let k = match inst {
-            None => 1,
-            Some(s) => match count(s.get_ref(), &params) {
-                Ok(k) => k,
-                Err(e) => {
-                    sink.push(ln(s.span()), format!("{what} {n}"), format!("instances {e}"));
-                    return None;
-                }
-            },
-        };
-        let id = GroupId(groups.len() as u32);
-        by_name.insert(n.clone(), id);
-        groups.push(Group {
+        let id = GroupId(self.groups.len() as u32);
+        self.by_name.insert(n.clone(), id);
+        self.groups.push(Group {
             name: n.clone(),
             objects: vec![],
             is_module: what == "module",
             allowed_nodes: None,
             pins: None,
         });
-        Some((id, k))
-    };
-
-    // Modules.
-    let mut mpi_specs: Vec<(GroupId, &Spanned<RawMpi>)> = Vec::new();
-    for m in &raw.modules {
-        let Some((gid, k)) = add_group(&mut sink, &m.name, "module", &m.instances, &mut groups) else {
-            continue;
+        self.broken.push(true);
+        self.tainted.push(false);
+        if !valid_name(n) {
+            self.sink.push(line, format!("{what} \"{}\"", short(n)), NAME_RULE);
+            return None;
+        }
+        let k = match inst {
+            None => 1,
+            Some(s) => match count(s.get_ref(), &self.params) {
+                Ok(k) => k,
+                Err(e) => {
+                    self.sink.push(self.ln(s.span()), format!("{what} {n}"), format!("instances {e}"));
+                    return None;
+                }
+            },
         };
-        let name = m.name.get_ref().clone();
-        let item = format!("module {name}");
-        let mut vars = params.clone();
+        let total = self.graph.node_count() + k;
+        if total > caps::OBJECTS {
+            self.sink.push(
+                line,
+                format!("{what} {n}"),
+                format!(
+                    "{k} instances make {total} module and filter instances in all; flowmap handles at most {}",
+                    caps::OBJECTS
+                ),
+            );
+            return None;
+        }
+        self.broken[id.ix()] = false;
+        Some((id, k))
+    }
+
+    fn add_objects(&mut self, gid: GroupId, k: usize, kind: ObjectKind) {
+        let name = self.groups[gid.ix()].name.clone();
+        for i in 0..k {
+            let o = self.graph.add_node(Object {
+                name: instance_name(&name, k, i),
+                group: gid,
+                index: i,
+                kind: kind.clone(),
+            });
+            self.groups[gid.ix()].objects.push(o);
+        }
+    }
+
+    fn module(&mut self, m: &RawModule) -> Option<GroupId> {
+        let (gid, k) = self.group(&m.name, "module", &m.instances)?;
+        let item = format!("module {}", m.name.get_ref());
+        let mut vars = self.params.clone();
         vars.insert("instances".into(), k as f64);
-        let texec = per_type(&mut sink, &item, "texec", &m.texec, Dim::Time, &vars, ln(m.texec.span()), |v| {
+        let texec = per_type(&mut self.sink, self.doc, &item, "texec", &m.texec, Dim::Time, &vars, |v| {
             if v > 0.0 {
                 Ok(())
             } else {
                 Err(format!("must be > 0, got {} ms", v * 1e3))
             }
         });
-        let load = per_type(&mut sink, &item, "load", &m.load, Dim::Fraction, &vars, ln(m.load.span()), |v| {
+        let load = per_type(&mut self.sink, self.doc, &item, "load", &m.load, Dim::Fraction, &vars, |v| {
             if v > 0.0 && v <= 1.0 {
                 Ok(())
             } else {
                 Err(format!("must satisfy 0 < LD <= 1, got {v}"))
             }
         });
+        if let (Some(PerType::ByType(t)), Some(PerType::ByType(l))) = (&texec, &load) {
+            let only = |a: &BTreeMap<String, f64>, b: &BTreeMap<String, f64>| {
+                a.keys().filter(|x| !b.contains_key(*x)).map(|x| format!("\"{x}\"")).collect::<Vec<_>>()
+            };
+            for (field, span, types) in [("texec", m.texec.span(), only(t, l)), ("load", m.load.span(), only(l, t))] {
+                if !types.is_empty() {
+                    self.sink.push(
+                        self.ln(span),
+                        &item,
+                        format!(
+                            "processor type {} only in {field}: texec and load must list the same types",
+                            types.join(", ")
+                        ),
+                    );
+                }
+            }
+        }
+        let mut refs = GroupRefs { group: gid, allowed: None, pin: None, texec: None, load: None };
         if let Some(a) = &m.allowed_nodes {
-            match expand_all(a.get_ref()) {
-                Ok(v) => groups[gid.ix()].allowed_nodes = Some(v),
-                Err(e) => sink.push(ln(a.span()), &item, format!("allowed_nodes: {e}")),
+            match self.names.all(a.get_ref()) {
+                Ok(v) => {
+                    refs.allowed = Some((self.ln(a.span()), v.clone()));
+                    self.groups[gid.ix()].allowed_nodes = Some(v);
+                }
+                Err(e) => self.sink.push(self.ln(a.span()), &item, format!("allowed_nodes: {e}")),
             }
         }
         if let Some(p) = &m.pin {
-            match expand_all(p.get_ref()) {
-                Ok(v) if v.len() == k => groups[gid.ix()].pins = Some(v),
-                Ok(v) => sink.push(ln(p.span()), &item, format!("pin lists {} nodes for {k} instances", v.len())),
-                Err(e) => sink.push(ln(p.span()), &item, format!("pin: {e}")),
+            let line = self.ln(p.span());
+            match self.names.all(p.get_ref()) {
+                Ok(v) if v.len() == k => {
+                    if let Some(allowed) = &self.groups[gid.ix()].allowed_nodes {
+                        let set: std::collections::HashSet<&String> = allowed.iter().collect();
+                        let outside: Vec<String> = v
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, n)| !set.contains(n))
+                            .map(|(i, n)| format!("{} on {n}", instance_name(m.name.get_ref(), k, i)))
+                            .collect();
+                        if !outside.is_empty() {
+                            self.sink.push(
+                                line,
+                                &item,
+                                format!(
+                                    "pin puts {} outside its allowed_nodes",
+                                    listing(outside.iter().map(|s| s.as_str()))
+                                ),
+                            );
+                        }
+                    }
+                    refs.pin = Some((line, v.clone()));
+                    self.groups[gid.ix()].pins = Some(v);
+                }
+                Ok(v) => self.sink.push(line, &item, format!("pin lists {} nodes for {k} instances", v.len())),
+                Err(e) => self.sink.push(line, &item, format!("pin: {e}")),
             }
         }
-        if let Some(mpi) = &m.mpi {
-            mpi_specs.push((gid, mpi));
-        }
-        let (Some(texec), Some(load)) = (texec, load) else {
-            continue;
-        };
-        for i in 0..k {
-            let oname = instance_name(&name, k, i);
-            let o = graph.add_node(Object {
-                name: oname,
-                group: gid,
-                index: i,
-                kind: ObjectKind::Module(ModuleCosts { texec: texec.clone(), load: load.clone() }),
-            });
-            groups[gid.ix()].objects.push(o);
-        }
+        refs.texec = Some((self.ln(m.texec.span()), texec.clone()));
+        refs.load = Some((self.ln(m.load.span()), load.clone()));
+        self.refs.push(refs);
+        // A module whose costs are wrong still gets its instances (with placeholder costs: the
+        // application is rejected anyway), so its connections and paths are checked as usual.
+        let texec = texec.unwrap_or(PerType::Uniform(1.0));
+        let load = load.unwrap_or(PerType::Uniform(1.0));
+        self.add_objects(gid, k, ObjectKind::Module(ModuleCosts { texec, load }));
+        Some(gid)
     }
 
-    // Filters.
-    for f in &raw.filters {
-        let Some((gid, k)) = add_group(&mut sink, &f.name, "filter", &f.instances, &mut groups) else {
-            continue;
+    fn filter(&mut self, f: &RawFilter) {
+        let Some((gid, k)) = self.group(&f.name, "filter", &f.instances) else {
+            return;
         };
-        let name = f.name.get_ref().clone();
-        let item = format!("filter {name}");
+        let item = format!("filter {}", f.name.get_ref());
         let ratio = match &f.ratio {
             None => 1,
             Some(r) if *r.get_ref() >= 1 && *r.get_ref() <= 1_000_000 => *r.get_ref() as u32,
             Some(r) => {
-                sink.push(ln(r.span()), &item, format!("ratio must be a whole number >= 1, got {}", r.get_ref()));
-                continue;
+                self.sink.push(
+                    self.ln(r.span()),
+                    &item,
+                    format!("ratio must be a whole number from 1 to 1000000, got {}", r.get_ref()),
+                );
+                1
             }
         };
+        const KINDS: [&str; 5] = ["greedy", "broadcast", "merge", "gather", "scatter"];
         let kind = match f.kind.get_ref().as_str() {
             "greedy" => FilterKind::Greedy,
             "broadcast" => FilterKind::Broadcast,
             "merge" | "gather" => FilterKind::Merge { ratio },
             "scatter" => FilterKind::Scatter,
             other => {
-                sink.push(
-                    ln(f.kind.span()),
+                self.sink.push(
+                    self.ln(f.kind.span()),
                     &item,
-                    format!("unknown kind \"{other}\" (greedy, broadcast, merge, gather, scatter)"),
+                    format!(
+                        "unknown kind \"{other}\"{} (greedy, broadcast, merge, gather, scatter)",
+                        hint(other, KINDS)
+                    ),
                 );
-                continue;
+                FilterKind::Broadcast
             }
         };
         if ratio != 1 && !matches!(kind, FilterKind::Merge { .. }) {
-            sink.push(ln(f.kind.span()), &item, "only merge/gather filters take a ratio");
+            self.sink.push(self.ln(f.kind.span()), &item, "only merge/gather filters take a ratio");
         }
-        for i in 0..k {
-            let oname = instance_name(&name, k, i);
-            let o = graph.add_node(Object { name: oname, group: gid, index: i, kind: ObjectKind::Filter(kind) });
-            groups[gid.ix()].objects.push(o);
+        self.add_objects(gid, k, ObjectKind::Filter(kind));
+    }
+
+    /// Marks the groups a rejected connection names, so their structural checks stay quiet.
+    fn taint(&mut self, c: &RawConnection) {
+        for end in [&c.from, &c.to] {
+            let g = end.get_ref().split('[').next().unwrap_or("").trim();
+            if let Some(&gid) = self.by_name.get(g) {
+                self.tainted[gid.ix()] = true;
+            }
         }
     }
 
-    // Connections.
-    let mut connections: Vec<Connection> = Vec::new();
-    let mut conn_names: HashMap<String, usize> = HashMap::new();
-    for c in &raw.connections {
+    fn connection(&mut self, c: &RawConnection) {
+        let errors_before = self.sink.count();
+        self.add_connection(c);
+        if self.sink.count() > errors_before {
+            self.taint(c);
+        }
+    }
+
+    fn add_connection(&mut self, c: &RawConnection) {
         let default_name = format!("{}->{}", c.from.get_ref(), c.to.get_ref());
         let item = format!("connection {default_name}");
-        let from = endpoint(&mut sink, &item, &c.from, &by_name, &groups, ln(c.from.span()));
-        let to = endpoint(&mut sink, &item, &c.to, &by_name, &groups, ln(c.to.span()));
-        let sync = match c.kind.as_ref().map(|k| k.get_ref().as_str()) {
-            None | Some("fifo") => Sync::Fifo,
-            Some("greedy") => Sync::Greedy,
-            Some(other) => {
-                sink.push(
-                    ln(c.kind.as_ref().unwrap().span()),
+        let from = self.endpoint(&item, &c.from);
+        let to = self.endpoint(&item, &c.to);
+        let sync = match c.kind.as_ref().map(|k| (k.get_ref().as_str(), k.span())) {
+            None | Some(("fifo", _)) => Sync::Fifo,
+            Some(("greedy", _)) => Sync::Greedy,
+            Some((other, span)) => {
+                self.sink.push(
+                    self.ln(span),
                     &item,
-                    format!("unknown kind \"{other}\" (fifo, greedy)"),
+                    format!("unknown kind \"{other}\"{} (fifo, greedy)", hint(other, ["fifo", "greedy"])),
                 );
-                continue;
+                return;
             }
         };
         let (Some(from), Some(to)) = (from, to) else {
-            continue;
+            return;
         };
-        let pattern = match c.pattern.as_ref().map(|p| p.get_ref().as_str()) {
+        const PATTERNS: [&str; 3] = ["one-to-one", "all-to-all", "modulo"];
+        let pattern = match c.pattern.as_ref().map(|p| (p.get_ref().as_str(), p.span())) {
             None if from.len() == to.len() => Pattern::OneToOne,
             None => {
-                sink.push(
-                    ln(c.from.span()),
+                self.sink.push(
+                    self.ln(c.from.span()),
                     &item,
                     format!(
                         "{} sources and {} destinations: say pattern = \"all-to-all\" or \"modulo\"",
@@ -327,52 +541,50 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
                         to.len()
                     ),
                 );
-                continue;
+                return;
             }
-            Some("one-to-one") => Pattern::OneToOne,
-            Some("all-to-all") => Pattern::AllToAll,
-            Some("modulo") | Some("mod") => Pattern::Modulo,
-            Some(other) => {
-                sink.push(
-                    ln(c.pattern.as_ref().unwrap().span()),
+            Some(("one-to-one", _)) => Pattern::OneToOne,
+            Some(("all-to-all", _)) => Pattern::AllToAll,
+            Some(("modulo", _)) | Some(("mod", _)) => Pattern::Modulo,
+            Some((other, span)) => {
+                self.sink.push(
+                    self.ln(span),
                     &item,
-                    format!("unknown pattern \"{other}\" (one-to-one, all-to-all, modulo)"),
+                    format!("unknown pattern \"{other}\"{} (one-to-one, all-to-all, modulo)", hint(other, PATTERNS)),
                 );
-                continue;
+                return;
             }
         };
         if pattern == Pattern::OneToOne && from.len() != to.len() {
-            sink.push(
-                ln(c.from.span()),
+            self.sink.push(
+                self.ln(c.from.span()),
                 &item,
                 format!("one-to-one needs equal counts, got {} sources and {} destinations", from.len(), to.len()),
             );
-            continue;
+            return;
         }
-        let mut vars = params.clone();
+        let mut vars = self.params.clone();
         vars.insert("from_instances".into(), from.len() as f64);
         vars.insert("to_instances".into(), to.len() as f64);
-        let volume = match quantity(c.volume.get_ref(), Dim::Data, &vars) {
-            Ok(v) if v >= 0.0 => v,
-            Ok(v) => {
-                sink.push(ln(c.volume.span()), &item, format!("volume must be >= 0, got {v} B"));
-                continue;
-            }
-            Err(e) => {
-                sink.push(ln(c.volume.span()), &item, format!("volume: {e}"));
-                continue;
-            }
+        let line = self.ln(c.volume.span());
+        let Some(volume) = measured(&mut self.sink, line, &item, "volume", c.volume.get_ref(), Dim::Data, &vars, false)
+        else {
+            return;
         };
         let name = match &c.name {
             Some(n) => {
-                if conn_names.contains_key(n.get_ref()) {
-                    sink.push(ln(n.span()), &item, format!("connection name \"{}\" is used twice", n.get_ref()));
-                    continue;
+                if self.conn_names.contains_key(n.get_ref()) {
+                    self.sink.push(
+                        self.ln(n.span()),
+                        &item,
+                        format!("connection name \"{}\" is used twice", n.get_ref()),
+                    );
+                    return;
                 }
                 n.get_ref().clone()
             }
             None => {
-                let k = conn_names.get(&default_name).map(|_| connections.len()).unwrap_or(0);
+                let k = self.conn_names.get(&default_name).map(|_| self.connections.len()).unwrap_or(0);
                 if k == 0 {
                     default_name.clone()
                 } else {
@@ -380,21 +592,15 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
                 }
             }
         };
-        let cid = ConnectionId(connections.len() as u32);
-        conn_names.insert(name.clone(), cid.ix());
-        let mut edges = Vec::new();
         let expanded = match pattern {
             Pattern::AllToAll => from.len().saturating_mul(to.len()),
             _ => from.len().max(to.len()),
         };
-        if expanded.saturating_add(graph.edge_count()) > MAX_EDGES {
-            sink.push(
-                ln(c.from.span()),
-                &item,
-                format!("expands to {expanded} edges; flowmap handles at most {MAX_EDGES} in all"),
-            );
-            continue;
+        if !self.edges_fit(expanded, self.ln(c.from.span()), &item, "") {
+            return;
         }
+        let cid = ConnectionId(self.connections.len() as u32);
+        self.conn_names.insert(name.clone(), cid.ix());
         let pairs: Vec<(ObjectId, ObjectId)> = match pattern {
             Pattern::OneToOne => from.iter().copied().zip(to.iter().copied()).collect(),
             Pattern::AllToAll => from.iter().flat_map(|&a| to.iter().map(move |&b| (a, b))).collect(),
@@ -406,162 +612,250 @@ pub fn application_from_str(src: &str, file: &str, overrides: &[Override]) -> Re
                 }
             }
         };
+        let mut edges = Vec::with_capacity(pairs.len());
         for (a, b) in pairs {
             if a == b {
-                sink.push(ln(c.from.span()), &item, format!("connects {} to itself", graph[a].name));
+                self.sink.push(self.ln(c.from.span()), &item, format!("connects {} to itself", self.graph[a].name));
                 continue;
             }
-            edges.push(graph.add_edge(a, b, Edge { connection: cid, role: EdgeRole::Flow(sync), volume }));
+            edges.push(self.graph.add_edge(a, b, Edge { connection: cid, role: EdgeRole::Flow(sync), volume }));
         }
-        connections.push(Connection { name, edges });
+        self.connections.push(Connection { name, edges, lockstep: false });
     }
 
-    // MPI exchanges among the instances of a parallel module.
-    for (gid, mpi) in mpi_specs {
-        let g = &groups[gid.ix()];
+    /// Whether `n` more edges stay within the cap (an error otherwise).
+    fn edges_fit(&mut self, n: usize, line: Option<usize>, item: &str, what: &str) -> bool {
+        let total = n.saturating_add(self.graph.edge_count());
+        if total <= caps::EDGES {
+            return true;
+        }
+        self.sink.push(
+            line,
+            item,
+            format!("{what}expands to {n} edges, {total} in all; flowmap handles at most {} in all", caps::EDGES),
+        );
+        false
+    }
+
+    /// MPI exchanges among the instances of a parallel module.
+    fn mpi(&mut self, gid: GroupId, mpi: &Spanned<RawMpi>) {
+        let g = &self.groups[gid.ix()];
         let item = format!("module {}", g.name);
-        let mut vars = params.clone();
-        vars.insert("instances".into(), g.objects.len() as f64);
-        let volume = match quantity(&mpi.get_ref().volume, Dim::Data, &vars) {
-            Ok(v) if v >= 0.0 => v,
-            Ok(v) => {
-                sink.push(ln(mpi.span()), &item, format!("mpi volume must be >= 0, got {v} B"));
-                continue;
-            }
-            Err(e) => {
-                sink.push(ln(mpi.span()), &item, format!("mpi volume: {e}"));
-                continue;
-            }
-        };
         let objs = g.objects.clone();
         let n = objs.len();
-        if mpi.get_ref().pattern == "all-to-all" && n.saturating_mul(n).saturating_add(graph.edge_count()) > MAX_EDGES {
-            sink.push(ln(mpi.span()), &item, format!("mpi all-to-all among {n} instances expands to {} edges; flowmap handles at most {MAX_EDGES} in all", n * n - n));
-            continue;
+        let line = self.ln(mpi.span());
+        let mut vars = self.params.clone();
+        vars.insert("instances".into(), n as f64);
+        let raw = &mpi.get_ref().volume;
+        let Some(volume) = measured(&mut self.sink, line, &item, "mpi volume", raw, Dim::Data, &vars, false) else {
+            return;
+        };
+        let pattern = mpi.get_ref().pattern.as_str();
+        let expanded = match pattern {
+            "all-to-all" => n.saturating_mul(n.saturating_sub(1)),
+            "ring" if n > 2 => 2 * n,
+            "ring" => n.min(2) * n.saturating_sub(1),
+            other => {
+                self.sink.push(
+                    line,
+                    &item,
+                    format!(
+                        "unknown mpi pattern \"{other}\"{} (all-to-all, ring)",
+                        hint(other, ["all-to-all", "ring"])
+                    ),
+                );
+                return;
+            }
+        };
+        if !self.edges_fit(expanded, line, &item, &format!("mpi {pattern} among {n} instances ")) {
+            return;
         }
-        let pairs: Vec<(usize, usize)> = match mpi.get_ref().pattern.as_str() {
+        let pairs: Vec<(usize, usize)> = match pattern {
             "all-to-all" => (0..n).flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j))).collect(),
-            "ring" if n >= 2 => {
+            _ if n >= 2 => {
                 let mut v: Vec<(usize, usize)> = (0..n).map(|i| (i, (i + 1) % n)).collect();
                 if n > 2 {
                     v.extend((0..n).map(|i| ((i + 1) % n, i)));
                 }
                 v
             }
-            "ring" => vec![],
-            other => {
-                sink.push(ln(mpi.span()), &item, format!("unknown mpi pattern \"{other}\" (all-to-all, ring)"));
-                continue;
-            }
+            _ => vec![],
         };
-        let cid = ConnectionId(connections.len() as u32);
+        let cid = ConnectionId(self.connections.len() as u32);
         let edges = pairs
             .into_iter()
-            .map(|(i, j)| graph.add_edge(objs[i], objs[j], Edge { connection: cid, role: EdgeRole::Mpi, volume }))
+            .map(|(i, j)| self.graph.add_edge(objs[i], objs[j], Edge { connection: cid, role: EdgeRole::Mpi, volume }))
             .collect();
-        connections.push(Connection { name: format!("{}.mpi", g.name), edges });
+        let name = format!("{}.mpi", self.groups[gid.ix()].name);
+        self.connections.push(Connection { name, edges, lockstep: mpi.get_ref().lockstep });
     }
 
-    // Structural checks on filters.
-    for f in graph.node_indices().filter(|&o| !graph[o].is_module()) {
-        let ins = graph.edges_directed(f, petgraph::Direction::Incoming).count();
-        let outs = graph.edges_directed(f, petgraph::Direction::Outgoing).count();
-        if ins == 0 || outs == 0 {
-            sink.push(
-                None,
-                format!("filter {}", graph[f].name),
-                if ins == 0 { "has no input connection" } else { "has no output connection" },
-            );
+    /// Filters need an input and an output; then cycles are checked (when all else is right).
+    fn filter_structure(&mut self) {
+        let g = &self.graph;
+        for f in g.node_indices().filter(|&o| !g[o].is_module()) {
+            if self.tainted[g[f].group.ix()] {
+                continue;
+            }
+            let ins = g.edges_directed(f, petgraph::Direction::Incoming).count();
+            let outs = g.edges_directed(f, petgraph::Direction::Outgoing).count();
+            if ins == 0 || outs == 0 {
+                self.sink.push(
+                    None,
+                    format!("filter {}", g[f].name),
+                    if ins == 0 { "has no input connection" } else { "has no output connection" },
+                );
+            }
+        }
+        if self.sink.is_empty() {
+            check_cycles(&mut self.sink, &self.graph);
         }
     }
-    if sink.is_empty() {
-        check_cycles(&mut sink, &graph);
-    }
 
-    // Requirements.
-    let mut requirements = Vec::new();
-    for (i, r) in raw.requirements.iter().enumerate() {
+    fn requirement(&mut self, i: usize, r: &RawRequirement) -> Option<Requirement> {
         let rname = r.name.clone().unwrap_or_else(|| format!("requirement {}", i + 1));
         let item = format!("requirement {rname}");
         match (&r.module, &r.min_frequency, &r.path, &r.max_latency) {
             (Some(m), Some(f), None, None) => {
-                let Some(&gid) = by_name.get(m.get_ref()) else {
-                    sink.push(ln(m.span()), &item, format!("unknown module \"{}\"", m.get_ref()));
-                    continue;
+                let Some(&gid) = self.by_name.get(m.get_ref()) else {
+                    let h = hint(m.get_ref(), self.groups.iter().filter(|g| g.is_module).map(|g| g.name.as_str()));
+                    self.sink.push(self.ln(m.span()), &item, format!("unknown module \"{}\"{h}", m.get_ref()));
+                    return None;
                 };
-                if !groups[gid.ix()].is_module {
-                    sink.push(
-                        ln(m.span()),
+                if !self.groups[gid.ix()].is_module {
+                    self.sink.push(
+                        self.ln(m.span()),
                         &item,
                         format!("\"{}\" is a filter; frequency requirements name modules", m.get_ref()),
                     );
-                    continue;
+                    return None;
                 }
-                match quantity(f.get_ref(), Dim::Frequency, &params) {
-                    Ok(hz) if hz > 0.0 => requirements.push(Requirement::MinFrequency { name: rname, group: gid, hz }),
-                    Ok(hz) => sink.push(ln(f.span()), &item, format!("min_frequency must be > 0, got {hz} Hz")),
-                    Err(e) => sink.push(ln(f.span()), &item, format!("min_frequency: {e}")),
-                }
+                let line = self.ln(f.span());
+                let field = "min_frequency";
+                let hz = measured(&mut self.sink, line, &item, field, f.get_ref(), Dim::Frequency, &self.params, true)?;
+                Some(Requirement::MinFrequency { name: rname, group: gid, hz })
             }
             (None, None, Some(p), Some(l)) => {
-                let mut path = Vec::new();
-                for n in p.get_ref() {
-                    match graph.node_indices().find(|&o| &graph[o].name == n) {
-                        Some(o) => path.push(o),
-                        None => sink.push(
-                            ln(p.span()),
-                            &item,
-                            format!("unknown object \"{n}\" in path (instances are named like fluid[0])"),
-                        ),
-                    }
-                }
-                if path.len() == p.get_ref().len() {
-                    for w in path.windows(2) {
-                        if graph.find_edge(w[0], w[1]).is_none() {
-                            sink.push(
-                                ln(p.span()),
-                                &item,
-                                format!("no connection from {} to {} in path", graph[w[0]].name, graph[w[1]].name),
-                            );
-                        }
-                    }
-                }
-                if path.is_empty() {
-                    sink.push(ln(p.span()), &item, "path is empty");
-                }
-                match quantity(l.get_ref(), Dim::Time, &params) {
-                    Ok(s) if s > 0.0 => requirements.push(Requirement::MaxLatency { name: rname, path, max_s: s }),
-                    Ok(s) => sink.push(ln(l.span()), &item, format!("max_latency must be > 0, got {s} s")),
-                    Err(e) => sink.push(ln(l.span()), &item, format!("max_latency: {e}")),
-                }
+                let line = self.ln(p.span());
+                let path = self.path(&item, p.get_ref(), line);
+                let ll = self.ln(l.span());
+                let max =
+                    measured(&mut self.sink, ll, &item, "max_latency", l.get_ref(), Dim::Time, &self.params, true);
+                Some(Requirement::MaxLatency { name: rname, path: path?, max_s: max? })
             }
-            _ => sink.push(None, &item, "give either module + min_frequency, or path + max_latency"),
+            _ => {
+                self.sink.push(None, &item, "give either module + min_frequency, or path + max_latency");
+                None
+            }
         }
     }
 
-    let app = Application {
-        name: raw.name.unwrap_or_else(|| "application".into()),
-        parameters: params,
-        graph,
-        groups,
-        connections,
-        requirements,
-        sync_shape: Default::default(),
-    };
-    sink.into_result(app)
+    /// The objects of a path, each followed by a connection to the next. Names of broken groups'
+    /// instances are skipped quietly (their group's error is already reported).
+    fn path(&mut self, item: &str, names: &[String], line: Option<usize>) -> Option<Vec<ObjectId>> {
+        if names.is_empty() {
+            self.sink.push(line, item, "path is empty");
+            return None;
+        }
+        let mut path = Vec::new();
+        let mut quiet = false;
+        for n in names {
+            let (group, index) = match n.split_once('[') {
+                Some((g, rest)) => (g.trim(), rest.strip_suffix(']').and_then(|i| i.trim().parse::<usize>().ok())),
+                None => (n.trim(), None),
+            };
+            let gid = self.by_name.get(group).copied();
+            if gid.is_some_and(|g| self.broken[g.ix()] || self.tainted[g.ix()]) {
+                quiet = true;
+                continue;
+            }
+            let found = gid.and_then(|g| {
+                let objs = &self.groups[g.ix()].objects;
+                let o = match index {
+                    Some(i) => objs.get(i).copied(),
+                    None if objs.len() == 1 => Some(objs[0]),
+                    None => None,
+                };
+                o.filter(|&o| &self.graph[o].name == n)
+            });
+            match (found, gid) {
+                (Some(o), _) => path.push(o),
+                (None, Some(g)) if self.groups[g.ix()].objects.len() > 1 && !n.contains('[') => {
+                    let k = self.groups[g.ix()].objects.len();
+                    self.sink.push(
+                        line,
+                        item,
+                        format!("\"{n}\" in path is a group of {k} instances: name one, e.g. {n}[0]"),
+                    );
+                }
+                (None, _) => {
+                    let names = self.graph.node_indices().map(|o| self.graph[o].name.as_str());
+                    let h = hint(n, names);
+                    self.sink.push(line, item, format!("unknown object \"{n}\" in path{h}"));
+                }
+            }
+        }
+        if quiet || path.len() != names.len() {
+            return None;
+        }
+        let mut ok = true;
+        for w in path.windows(2) {
+            if self.graph.find_edge(w[0], w[1]).is_none() {
+                let (a, b) = (&self.graph[w[0]].name, &self.graph[w[1]].name);
+                self.sink.push(line, item, format!("no connection from {a} to {b} in path"));
+                ok = false;
+            }
+        }
+        ok.then_some(path)
+    }
+
+    /// Resolves `group` or `group[i]` to its objects.
+    fn endpoint(&mut self, item: &str, s: &Spanned<String>) -> Option<Vec<ObjectId>> {
+        let line = self.ln(s.span());
+        let text = s.get_ref().trim();
+        let (gname, index) = match text.split_once('[') {
+            Some((g, rest)) => match rest.strip_suffix(']').and_then(|i| i.trim().parse::<usize>().ok()) {
+                Some(i) => (g.trim(), Some(i)),
+                None => {
+                    self.sink.push(line, item, format!("cannot read \"{text}\": write group or group[i]"));
+                    return None;
+                }
+            },
+            None => (text, None),
+        };
+        let Some(&gid) = self.by_name.get(gname) else {
+            let h = hint(gname, self.groups.iter().map(|g| g.name.as_str()));
+            self.sink.push(line, item, format!("unknown module or filter \"{gname}\"{h}"));
+            return None;
+        };
+        if self.broken[gid.ix()] {
+            return None; // the group itself had an error, already reported
+        }
+        let objs = &self.groups[gid.ix()].objects;
+        match index {
+            None => Some(objs.clone()),
+            Some(i) if i < objs.len() => Some(vec![objs[i]]),
+            Some(i) => {
+                let k = objs.len();
+                self.sink.push(line, item, format!("{gname} has {k} instances, no [{i}]"));
+                None
+            }
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
 fn per_type(
     sink: &mut Sink,
+    doc: &Doc,
     item: &str,
     field: &str,
     raw: &Spanned<RawPerType>,
     dim: Dim,
     vars: &BTreeMap<String, f64>,
-    line: Option<usize>,
     check: impl Fn(f64) -> Result<(), String>,
 ) -> Option<PerType> {
+    let line = doc.line(raw.span());
     let eval = |s: &Scalar| quantity(s, dim, vars).and_then(|v| check(v).map(|_| v));
     match raw.get_ref() {
         RawPerType::One(s) => match eval(s) {
@@ -572,6 +866,16 @@ fn per_type(
             }
         },
         RawPerType::ByType(m) => {
+            if m.len() > caps::PROCESSOR_TYPES || m.keys().any(|t| t.chars().count() > caps::NAME_CHARS) {
+                let msg = format!(
+                    "{field} lists {} processor types; at most {}, named in at most {} characters",
+                    m.len(),
+                    caps::PROCESSOR_TYPES,
+                    caps::NAME_CHARS
+                );
+                sink.push(line, item, msg);
+                return None;
+            }
             let mut out = BTreeMap::new();
             let mut ok = true;
             for (t, s) in m {
@@ -589,53 +893,8 @@ fn per_type(
                 sink.push(line, item, format!("{field} lists no processor type"));
                 ok = false;
             }
+
             ok.then_some(PerType::ByType(out))
-        }
-    }
-}
-
-fn expand_all(v: &[String]) -> Result<Vec<String>, String> {
-    let mut out = Vec::new();
-    for s in v {
-        out.extend(expand_range(s)?);
-    }
-    Ok(out)
-}
-
-/// Resolves `group` or `group[i]` to its objects.
-fn endpoint(
-    sink: &mut Sink,
-    item: &str,
-    s: &Spanned<String>,
-    by_name: &HashMap<String, GroupId>,
-    groups: &[Group],
-    line: Option<usize>,
-) -> Option<Vec<ObjectId>> {
-    let text = s.get_ref().trim();
-    let (gname, index) = match text.split_once('[') {
-        Some((g, rest)) => match rest.strip_suffix(']').and_then(|i| i.trim().parse::<usize>().ok()) {
-            Some(i) => (g, Some(i)),
-            None => {
-                sink.push(line, item, format!("cannot read \"{text}\": write group or group[i]"));
-                return None;
-            }
-        },
-        None => (text, None),
-    };
-    let Some(&gid) = by_name.get(gname) else {
-        sink.push(line, item, format!("unknown module or filter \"{gname}\""));
-        return None;
-    };
-    let objs = &groups[gid.ix()].objects;
-    if objs.is_empty() {
-        return None; // the group itself had an error, already reported
-    }
-    match index {
-        None => Some(objs.clone()),
-        Some(i) if i < objs.len() => Some(vec![objs[i]]),
-        Some(i) => {
-            sink.push(line, item, format!("{gname} has {} instances, no [{i}]", objs.len()));
-            None
         }
     }
 }
@@ -643,22 +902,20 @@ fn endpoint(
 /// Rejects cycles made of filters only (no object would ever start them) and synchronous cycles
 /// through a k:1 filter (k > 1), which can never carry one message around.
 fn check_cycles(sink: &mut Sink, g: &DiGraph<Object, Edge, u32>) {
-    // Filters-only subgraph.
+    // Filters-only subgraph; `filter_map` keeps the filters in order, so its node i is `filters[i]`.
+    let filters: Vec<ObjectId> = g.node_indices().filter(|&o| !g[o].is_module()).collect();
     let filters_only = g.filter_map(|_, o| (!o.is_module()).then_some(()), |_, e| Some(e.role));
     for scc in petgraph::algo::tarjan_scc(&filters_only) {
         if scc.len() > 1 || filters_only.contains_edge(scc[0], scc[0]) {
-            let names: Vec<String> = scc
-                .iter()
-                .map(|&i| g[filters_only.node_weight(i).map(|_| find_nth_filter(g, i.index())).unwrap()].name.clone())
-                .collect();
-            sink.push(None, format!("filters {}", names.join(", ")), "form a cycle without a module");
+            let names: Vec<&str> = scc.iter().map(|&i| g[filters[i.index()]].name.as_str()).collect();
+            sink.push(None, format!("filters {}", listing(names)), "form a cycle without a module");
         }
     }
     // Synchronous subgraph: FIFO edges, not leaving a greedy filter.
     let sync = g.filter_map(
         |_, _| Some(()),
         |ei, e| {
-            let (s, _) = g.edge_endpoints(ei).unwrap();
+            let (s, _) = g.edge_endpoints(ei).expect("edge");
             let fifo = e.role == EdgeRole::Flow(Sync::Fifo) && g[s].filter() != Some(FilterKind::Greedy);
             fifo.then_some(())
         },
@@ -668,16 +925,16 @@ fn check_cycles(sink: &mut Sink, g: &DiGraph<Object, Edge, u32>) {
             for &o in &scc {
                 if let Some(FilterKind::Merge { ratio }) = g[o].filter() {
                     if ratio > 1 {
-                        sink.push(None, format!("filter {}", g[o].name), format!("is a {ratio}:1 gather inside a synchronous cycle, which can never complete an iteration"));
+                        sink.push(
+                            None,
+                            format!("filter {}", g[o].name),
+                            format!("is a {ratio}:1 gather inside a synchronous cycle, which can never complete an iteration"),
+                        );
                     }
                 }
             }
         }
     }
-}
-
-fn find_nth_filter(g: &DiGraph<Object, Edge, u32>, n: usize) -> ObjectId {
-    g.node_indices().filter(|&o| !g[o].is_module()).nth(n).expect("filter index")
 }
 
 /// `group` for a group of one instance, `group[i]` otherwise.

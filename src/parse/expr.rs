@@ -2,6 +2,8 @@
 //!
 //! Owns: evaluating the expression part of a value (after `units` split off the unit) with the
 //! `exmex` crate, against named parameters. Unknown names and non-finite results are errors.
+//! exmex's parsing grows quadratically with the number of operators, so an expression is at most
+//! `caps::EXPRESSION_CHARS` long (evaluated in microseconds).
 
 use exmex::prelude::*;
 use std::collections::BTreeMap;
@@ -12,6 +14,11 @@ pub fn eval(text: &str, vars: &BTreeMap<String, f64>) -> Result<f64, String> {
     if let Ok(v) = t.replace('_', "").parse::<f64>() {
         return finite(v, t);
     }
+    let max = super::caps::EXPRESSION_CHARS;
+    if t.chars().count() > max {
+        let head: String = t.chars().take(20).collect();
+        return Err(format!("expression \"{head}...\" is longer than {max} characters"));
+    }
     let ex =
         exmex::parse::<f64>(t).map_err(|e| format!("cannot read expression \"{t}\": {}", short(&e.to_string())))?;
     let mut values = Vec::new();
@@ -20,9 +27,12 @@ pub fn eval(text: &str, vars: &BTreeMap<String, f64>) -> Result<f64, String> {
             Some(v) => values.push(*v),
             None => {
                 let known: Vec<&str> = vars.keys().map(|s| s.as_str()).collect();
+                let hint = super::suggest::closest(name, known.iter().copied())
+                    .map(|k| format!("did you mean \"{k}\"? "))
+                    .unwrap_or_default();
                 return Err(format!(
-                    "unknown name \"{name}\" in \"{t}\" (known: {})",
-                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                    "unknown name \"{name}\" in \"{t}\" ({hint}known: {})",
+                    super::suggest::listing(known.iter().copied())
                 ));
             }
         }
@@ -57,5 +67,8 @@ mod tests {
         assert_eq!(eval("1_000", &v).unwrap(), 1000.0);
         assert!(eval("2 * nope", &v).unwrap_err().contains("unknown name \"nope\""));
         assert!(eval("1 / 0", &v).is_err());
+        assert!(eval("2 * particle", &v).unwrap_err().contains("did you mean \"particles\"?"));
+        let long = vec!["1"; 200].join("+");
+        assert!(eval(&long, &v).unwrap_err().contains("longer than 256 characters"));
     }
 }

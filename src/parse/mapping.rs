@@ -1,11 +1,14 @@
 //! The mapping format (`models/mappings/*.toml`): where each module and filter instance runs
 //! (optionally on which CPU), and which network each non-local connection uses.
 
-use super::{expand_range, span_line, toml_error};
+use super::doc::Doc;
+use super::suggest::{hint, listing};
+use super::Expander;
 use crate::error::{InputErrors, Sink};
 use crate::model::*;
+use petgraph::visit::EdgeRef;
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use toml::Spanned;
 
 #[derive(Deserialize, Debug)]
@@ -67,49 +70,56 @@ pub fn mapping_from_str(
     app: &Application,
     cluster: &Cluster,
 ) -> Result<PartialMapping, InputErrors> {
-    let raw: RawMapping = toml::from_str(src).map_err(|e| toml_error(src, file, e))?;
-    let mut sink = Sink::new(file);
-    let ln = |sp: std::ops::Range<usize>| span_line(src, sp);
+    let doc = Doc::new(src, file);
+    let raw: RawMapping = doc.deserialize()?;
+    let mut sink = doc.sink();
+    let ln = |sp: std::ops::Range<usize>| doc.line(sp);
     let mut pm =
         PartialMapping { placement: vec![None; app.graph.node_count()], network: vec![None; app.graph.edge_count()] };
+    let node_ids: HashMap<&str, NodeId> =
+        cluster.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), NodeId(i as u32))).collect();
+    let unknown_nodes = |sink: &mut Sink, names: &[&str], item: &str, line| {
+        let h = hint(names[0], cluster.nodes.iter().map(|n| n.name.as_str()));
+        let more = if names.len() > 1 { format!(" and {} more", names.len() - 1) } else { String::new() };
+        sink.push(line, item, format!("unknown node \"{}\"{h}{more} (not in cluster {})", names[0], cluster.name));
+    };
     let node = |sink: &mut Sink, name: &str, item: &str, line| -> Option<NodeId> {
-        let id = cluster.find_node(name);
+        let id = node_ids.get(name).copied();
         if id.is_none() {
-            sink.push(line, item, format!("unknown node \"{name}\" (not in cluster {})", cluster.name));
+            unknown_nodes(sink, &[name], item, line);
         }
         id
     };
-    let nodes_of = |sink: &mut Sink, list: &[String], item: &str, line| -> Option<Vec<NodeId>> {
-        let mut out = Vec::new();
-        let mut ok = true;
-        for s in list {
-            match expand_range(s) {
-                Ok(v) => {
-                    for n in v {
-                        match node(sink, &n, item, line) {
-                            Some(id) => out.push(id),
-                            None => ok = false,
-                        }
-                    }
-                }
-                Err(e) => {
-                    sink.push(line, item, e);
-                    ok = false;
-                }
+    let mut names = Expander::new();
+    let mut nodes_of = |sink: &mut Sink, list: &[String], item: &str, line| -> Option<Vec<NodeId>> {
+        let all = match names.all(list) {
+            Ok(v) => v,
+            Err(e) => {
+                sink.push(line, item, e);
+                return None;
             }
+        };
+        let unknown: Vec<&str> = all.iter().map(|s| s.as_str()).filter(|n| !node_ids.contains_key(n)).collect();
+        if !unknown.is_empty() {
+            unknown_nodes(sink, &unknown, item, line);
+            return None;
         }
-        ok.then_some(out)
+        Some(all.iter().map(|n| node_ids[n.as_str()]).collect())
     };
+    let objects: HashMap<&str, ObjectId> = app.graph.node_indices().map(|o| (app.object(o).name.as_str(), o)).collect();
+    let groups: HashMap<&str, GroupId> =
+        app.groups.iter().enumerate().map(|(i, g)| (g.name.as_str(), GroupId(i as u32))).collect();
     for (key, val) in &raw.place {
         let line = ln(val.span());
         let item = format!("place {key}");
         // The key is a group or one instance.
-        let targets: Vec<ObjectId> = if let Some(g) = app.find_group(key) {
+        let targets: Vec<ObjectId> = if let Some(&g) = groups.get(key.as_str()) {
             app.group(g).objects.clone()
-        } else if let Some(o) = app.find_object(key) {
+        } else if let Some(&o) = objects.get(key.as_str()) {
             vec![o]
         } else {
-            sink.push(line, &item, format!("unknown module or filter \"{key}\""));
+            let h = hint(key, app.groups.iter().map(|g| g.name.as_str()));
+            sink.push(line, &item, format!("unknown module or filter \"{key}\"{h}"));
             continue;
         };
         let assigned: Option<Vec<Placement>> = match val.get_ref() {
@@ -125,7 +135,7 @@ pub fn mapping_from_str(
                 }
             }),
             RawPlace::Block(b) => nodes_of(&mut sink, &b.nodes, &item, line).and_then(|ids| {
-                if b.per_node == 0 || ids.len() * b.per_node < targets.len() {
+                if b.per_node == 0 || ids.len().saturating_mul(b.per_node) < targets.len() {
                     sink.push(
                         line,
                         &item,
@@ -169,28 +179,64 @@ pub fn mapping_from_str(
             }
         }
     }
-    for r in &raw.route {
+    let conn_index: HashMap<&str, usize> =
+        app.connections.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
+    // A route repeated later is overridden by the later one: only the last of each is applied.
+    let last: HashMap<(&str, Option<&str>, Option<&str>), usize> = raw
+        .route
+        .iter()
+        .enumerate()
+        .map(|(i, r)| ((r.connection.get_ref().as_str(), r.from.as_deref(), r.to.as_deref()), i))
+        .collect();
+    for (i, r) in raw.route.iter().enumerate() {
+        let key = (r.connection.get_ref().as_str(), r.from.as_deref(), r.to.as_deref());
         let cname = r.connection.get_ref();
         let item = format!("route {cname}");
-        let Some(conn) = app.connections.iter().find(|c| &c.name == cname) else {
-            let known: Vec<&str> = app.connections.iter().map(|c| c.name.as_str()).collect();
+        let Some(conn) = conn_index.get(cname.as_str()).map(|&i| &app.connections[i]) else {
+            let known = app.connections.iter().map(|c| c.name.as_str());
+            let h = hint(cname, app.connections.iter().map(|c| c.name.as_str()));
             sink.push(
                 ln(r.connection.span()),
                 &item,
-                format!("unknown connection \"{cname}\" (known: {})", known.join(", ")),
+                format!("unknown connection \"{cname}\"{h} (known: {})", listing(known)),
             );
             continue;
         };
         let Some(net) = cluster.find_network(r.network.get_ref()) else {
-            sink.push(ln(r.network.span()), &item, format!("unknown network \"{}\"", r.network.get_ref()));
+            let h = hint(r.network.get_ref(), cluster.networks.iter().map(|n| n.name.as_str()));
+            sink.push(ln(r.network.span()), &item, format!("unknown network \"{}\"{h}", r.network.get_ref()));
             continue;
         };
+        if last[&key] != i {
+            continue; // names checked, edges set by the later route
+        }
+        // With from (or to), only that object's edges are looked at.
+        let end = |name: &Option<String>| -> Result<Option<ObjectId>, String> {
+            match name {
+                None => Ok(None),
+                Some(x) => objects
+                    .get(x.as_str())
+                    .map(|&o| Some(o))
+                    .ok_or_else(|| format!("unknown object \"{x}\"{}", hint(x, objects.keys().copied()))),
+            }
+        };
+        let (from, to) = match (end(&r.from), end(&r.to)) {
+            (Ok(f), Ok(t)) => (f, t),
+            (Err(e), _) | (_, Err(e)) => {
+                sink.push(ln(r.connection.span()), &item, e);
+                continue;
+            }
+        };
+        let cid = ConnectionId(conn_index[cname.as_str()] as u32);
+        let candidates: Vec<EdgeId> = match (from, to) {
+            (Some(f), _) => app.graph.edges_directed(f, petgraph::Direction::Outgoing).map(|e| e.id()).collect(),
+            (None, Some(t)) => app.graph.edges_directed(t, petgraph::Direction::Incoming).map(|e| e.id()).collect(),
+            (None, None) => conn.edges.clone(),
+        };
         let mut n = 0;
-        for &e in &conn.edges {
+        for e in candidates {
             let (s, d) = app.graph.edge_endpoints(e).expect("edge");
-            if r.from.as_ref().is_some_and(|f| f != &app.object(s).name)
-                || r.to.as_ref().is_some_and(|t| t != &app.object(d).name)
-            {
+            if app.graph[e].connection != cid || from.is_some_and(|f| f != s) || to.is_some_and(|t| t != d) {
                 continue;
             }
             pm.network[e.index()] = Some(net);
@@ -210,18 +256,18 @@ impl PartialMapping {
     pub fn complete(&self, app: &Application, cluster: &Cluster, file: &str) -> Result<Mapping, InputErrors> {
         let mut sink = Sink::new(file);
         for g in &app.groups {
-            let missing: Vec<&str> = g
+            let mut missing = g
                 .objects
                 .iter()
                 .filter(|o| self.placement[o.index()].is_none())
                 .map(|&o| app.object(o).name.as_str())
-                .collect();
-            if !missing.is_empty() {
+                .peekable();
+            if missing.peek().is_some() {
                 let what = if g.is_module { "module" } else { "filter" };
                 sink.push(
                     None,
                     format!("{what} {}", g.name),
-                    format!("is not mapped: {} left without a node", missing.join(", ")),
+                    format!("is not mapped: {} left without a node", listing(missing)),
                 );
             }
         }

@@ -13,7 +13,8 @@
 //!
 //! Errors name the overlay file (lines refer to the merged text, so none is given).
 
-use super::{read, toml_error};
+use super::cluster::MAX_CHAIN;
+use super::read_checked;
 use crate::error::{InputError, InputErrors};
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
@@ -21,7 +22,7 @@ use toml::{Table, Value};
 /// The merged source of an application file that `extends` another, or None if it does not.
 pub(crate) fn merged(path: &Path, src: &str) -> Result<Option<String>, InputErrors> {
     let file = path.display().to_string();
-    let table: Table = src.parse().map_err(|e| toml_error(src, &file, e))?;
+    let table: Table = src.parse().map_err(|e| syntax(src, &file, e))?;
     if !table.contains_key("extends") {
         return Ok(None);
     }
@@ -29,8 +30,13 @@ pub(crate) fn merged(path: &Path, src: &str) -> Result<Option<String>, InputErro
     Ok(Some(toml::to_string(&merged).map_err(|e| error(&file, "extends", e.to_string()))?))
 }
 
+/// A TOML syntax error, with its line.
+fn syntax(src: &str, file: &str, e: toml::de::Error) -> InputErrors {
+    super::doc::Doc::new(src, file).error(&e).into()
+}
+
 fn error(file: &str, item: &str, message: String) -> InputErrors {
-    InputError { file: file.to_string(), line: None, item: item.to_string(), message }.into()
+    InputError::new(file, None, item, message).into()
 }
 
 /// The overlay merged into its base (recursively).
@@ -39,6 +45,9 @@ fn resolve(path: &Path, mut overlay: Table, chain: &mut Vec<PathBuf>) -> Result<
     let canon = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     if chain.contains(&canon) {
         return Err(error(&file, "extends", "application files extend each other in a loop".into()));
+    }
+    if chain.len() >= MAX_CHAIN {
+        return Err(error(&file, "extends", format!("more than {MAX_CHAIN} application files extend one another")));
     }
     chain.push(canon);
     let Some(base) = overlay.remove("extends") else { return Ok(overlay) };
@@ -49,9 +58,11 @@ fn resolve(path: &Path, mut overlay: Table, chain: &mut Vec<PathBuf>) -> Result<
     if !base_path.exists() {
         return Err(error(&file, "extends", format!("base application {} does not exist", base_path.display())));
     }
-    let base_src = read(&base_path)?;
+    // A regular file, as a cluster's base (not a pipe or a device).
+    let base_src = read_checked(&base_path, false)
+        .map_err(|m| error(&file, "extends", format!("base application {}: {m}", base_path.display())))?;
     let base_file = base_path.display().to_string();
-    let base_table: Table = base_src.parse().map_err(|e| toml_error(&base_src, &base_file, e))?;
+    let base_table: Table = base_src.parse().map_err(|e| syntax(&base_src, &base_file, e))?;
     let mut out = resolve(&base_path, base_table, chain)?;
     apply(&mut out, overlay).map_err(|m| error(&file, "overlay", m))?;
     Ok(out)

@@ -32,6 +32,16 @@ impl Dim {
             Dim::Fraction => "%",
         }
     }
+    /// The SI unit values are converted to.
+    pub fn si(self) -> &'static str {
+        match self {
+            Dim::Time => "s",
+            Dim::Data => "B",
+            Dim::Rate => "B/s",
+            Dim::Frequency => "Hz",
+            Dim::Fraction => "",
+        }
+    }
     pub fn describe(self) -> &'static str {
         match self {
             Dim::Time => "a time (s, ms, us)",
@@ -102,7 +112,11 @@ pub fn split_unit(text: &str, dim: Dim) -> Result<(&str, f64), String> {
         if unit.is_empty() || expr.is_empty() {
             return Err(format!("missing unit in \"{text}\": expected {}", dim.describe()));
         }
-        return Err(format!("unknown or missing unit \"{unit}\" in \"{text}\": expected {}", dim.describe()));
+        return Err(format!(
+            "unknown or missing unit \"{unit}\" in \"{text}\": expected {}{}",
+            dim.describe(),
+            suggest_unit(unit, dim)
+        ));
     }
     let (d, factor) = lookup(unit).expect("checked");
     if d != dim {
@@ -112,6 +126,47 @@ pub fn split_unit(text: &str, dim: Dim) -> Result<(&str, f64), String> {
         return Err(format!("no value before the unit in \"{text}\""));
     }
     Ok((expr, factor))
+}
+
+/// Spellings people use for units this table writes otherwise.
+const ALIASES: &[(&str, &str)] = &[
+    ("bps", "bit/s"),
+    ("kbps", "kbit/s"),
+    ("Kbps", "kbit/s"),
+    ("Mbps", "Mbit/s"),
+    ("Gbps", "Gbit/s"),
+    ("Bps", "B/s"),
+    ("kBps", "kB/s"),
+    ("KBps", "kB/s"),
+    ("MBps", "MB/s"),
+    ("GBps", "GB/s"),
+    ("kb/s", "kbit/s"),
+    ("Kb/s", "kbit/s"),
+    ("Mb/s", "Mbit/s"),
+    ("Gb/s", "Gbit/s"),
+    ("kb", "kbit"),
+    ("Kb", "kbit"),
+    ("Mb", "Mbit"),
+    ("Gb", "Gbit"),
+    ("sec", "s"),
+    ("secs", "s"),
+    ("second", "s"),
+    ("seconds", "s"),
+    ("msec", "ms"),
+    ("msecs", "ms"),
+    ("usec", "us"),
+    ("usecs", "us"),
+    ("nsec", "ns"),
+    ("percent", "%"),
+];
+
+/// "; did you mean \"Gbit/s\"?" for a unit the table does not know, or "".
+fn suggest_unit(unit: &str, dim: Dim) -> String {
+    let found = ALIASES.iter().find(|(a, _)| *a == unit).map(|(_, u)| *u).or_else(|| {
+        let same_dim = UNITS.iter().filter(|(_, d, _)| *d == dim).map(|(u, _, _)| *u);
+        super::suggest::closest(unit, same_dim)
+    });
+    found.map(|u| format!("; did you mean \"{u}\"?")).unwrap_or_default()
 }
 
 fn lookup(unit: &str) -> Option<(Dim, f64)> {
@@ -132,5 +187,8 @@ mod tests {
         assert!(split_unit("70", Dim::Time).unwrap_err().contains("missing unit"));
         assert!(split_unit("70 MB", Dim::Time).unwrap_err().contains("wrong unit"));
         assert!(split_unit("70 parsecs", Dim::Time).unwrap_err().contains("unknown or missing unit"));
+        assert!(split_unit("1 Gbps", Dim::Rate).unwrap_err().ends_with("did you mean \"Gbit/s\"?"));
+        assert!(split_unit("1 mb/s", Dim::Rate).unwrap_err().ends_with("did you mean \"MB/s\"?"));
+        assert!(split_unit("3 msec", Dim::Time).unwrap_err().ends_with("did you mean \"ms\"?"));
     }
 }

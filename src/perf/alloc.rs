@@ -1,131 +1,497 @@
-//! T_I/O (eq 6–7) and the per-node CPU allocation (Section IV.B.2), iterated until the per-node
-//! orders settle (the paper's treatment of cycles mixing synchronisation and concurrency).
+//! T_I/O (eq 6–7), the per-node CPU allocation, and the treatment of interdependencies
+//! (perf-model paper, Section IV.B.2).
 //!
-//! The allocation is the published algorithm: modules of a node, sorted by decreasing T_I/O,
-//! each take the least-loaded CPU p (the first one on ties), get LD_c = (1 - CPULD(p)) x LD and
-//! add LD_c to CPULD(p); T_cexec = T_exec x LD / LD_c. A module pinned to a CPU takes that CPU.
+//! The allocation is the published algorithm: modules of a node, in the node's order, each take
+//! the least-loaded CPU p (the first one on ties), get LD_c = (1 - CPULD(p)) x LD and add to
+//! CPULD(p); T_cexec = T_exec x LD / LD_c. A module pinned to a CPU takes that CPU. What a
+//! module adds to CPULD(p) is the allocation variant (`Options::allocation`): its share LD_c
+//! (`Literal`, the published algorithm), or its load over an iteration,
+//! LD_c x T_cexec / T_it = LD x T_exec / T_it (`IterationLoad`, an option).
 //!
 //! One refinement, needed by Table IV: members of one synchronous cycle never run at the same
 //! time (a message goes round), so they do not compete with each other. They form one thread
 //! of control: a member sees only the load of the *other* threads on a CPU, and a thread adds
-//! to a CPU the largest LD_c of its members there, not their sum.
+//! to a CPU the largest LD_c of its members there, not their sum (with `IterationLoad`, the sum
+//! of their loads over an iteration, which is at most that).
 //!
-//! Iteration (Section IV.B.2, "mixed cycles"): start from T_cexec = T_exec, compute T_it and
-//! T_I/O, sort, allocate, and repeat. T_cexec depends only on the orders, so the state is the
-//! tuple of per-node orders: the same orders twice in a row is a fixed point; an earlier state
-//! coming back is an oscillation, reported as an unstable schedule.
+//! The order of a node:
+//! - **Configuration 1** (a node holding only modules of one synchronous component, none a
+//!   predecessor): eq 8, ascending T_exec x LD (ties: declaration order), fixed. The paper's
+//!   hypothesis, equal T_it inside the component, makes eq 7 and eq 8 agree; `verify` warns
+//!   where the result breaks it.
+//! - Otherwise: decreasing T_I/O (eq 6 for predecessors, eq 7 otherwise; ties: declaration
+//!   order), iterated.
+//!
+//! Part by part: the parts of G_dep (its strongly connected components: synchronous edges one
+//! way, modules sharing a node both ways) are evaluated in topological order, so a part starts
+//! from its inputs' final T_it. Inside a part: start from T_cexec = T_exec, compute T_it and
+//! T_I/O, sort, allocate, and repeat. With the literal allocation T_cexec depends only on the
+//! orders, so the orders are the state; with `IterationLoad` the state is the orders and the
+//! part's T_it (equal within `verify::EPS`). The same state twice in a row is the answer; an
+//! earlier state coming back is an oscillation, reported as an unstable schedule.
+//!
+//! The first round (orders from the synchronisation-only T_it, "T_it_sync", on every node at
+//! once; eq 8 on configuration-1 nodes) is kept in `ModulePerf::first`: a sound mapping's final
+//! allocation is its first round (ARCHITECTURE.md, "Soundness").
 
-use super::sync::SyncGraph;
-use super::{FirstRound, ModulePerf, Options, Schedule};
-use crate::model::{Cluster, Mapping, ObjectId};
+use super::sync::{classes, SyncGraph};
+use super::{Allocation, FirstRound, ModulePerf, Options, Schedule};
+use crate::model::{Cluster, Mapping, NodeId, ObjectId};
 
+/// Relative tolerance for comparing T_it between rounds with the iteration-load variant.
+const TIT_TOL: f64 = 1e-9;
+
+/// A part of G_dep: its G_sync components (indices into `SyncGraph::order`, ascending, which is
+/// topological) and the node slots (indices into `by_node`) its modules occupy.
+struct Part {
+    comps: Vec<usize>,
+    slots: Vec<usize>,
+}
+
+/// One node's modules and whether their order is fixed by eq 8 (configuration 1).
+struct NodeSlot {
+    node: u32,
+    cpus: usize,
+    /// Module indices; in eq-8 order when `fixed`, in module order otherwise.
+    modules: Vec<usize>,
+    fixed: bool,
+}
+
+/// Runs the allocation; returns the schedule and the nodes with at least two modules whose
+/// order came from eq 8 (configuration 1).
 pub(super) fn solve_schedule(
     sg: &SyncGraph,
     mapping: &Mapping,
     cluster: &Cluster,
     modules: &mut [ModulePerf],
     opts: &Options,
-) -> Schedule {
-    let n = modules.len();
-    // Modules grouped by node, in module order (nodes in order of their first module).
-    let mut by_node: Vec<(u32, Vec<usize>)> = Vec::new();
-    {
-        let mut slot: Vec<Option<usize>> = vec![None; cluster.nodes.len()];
-        for (i, m) in modules.iter().enumerate() {
-            let k = *slot[m.node.ix()].get_or_insert_with(|| {
-                by_node.push((m.node.0, Vec::new()));
-                by_node.len() - 1
-            });
-            by_node[k].1.push(i);
-        }
-    }
+) -> (Schedule, Vec<NodeId>) {
+    let slots = node_slots(sg, cluster, modules);
+    let eq8_nodes = slots.iter().filter(|s| s.fixed && s.modules.len() > 1).map(|s| NodeId(s.node)).collect();
     let pinned: Vec<Option<u32>> = modules.iter().map(|m| mapping.placement[m.object.index()].cpu).collect();
-    let mut tcexec: Vec<f64> = modules.iter().map(|m| m.texec).collect();
-    let mut history: Vec<Vec<Vec<usize>>> = Vec::new();
-    let mut tit;
-    let mut tio;
-    let mut iterations = 0usize;
-    let mut scratch = (Vec::new(), Vec::new());
-    loop {
-        tit = sg.iteration_times(&tcexec);
-        tio = io_times(sg, modules, &tit);
-        let orders: Vec<Vec<usize>> = by_node
-            .iter()
-            .map(|(_, ms)| {
-                let mut o = ms.clone();
-                o.sort_by(|&a, &b| tio[b].total_cmp(&tio[a]).then(a.cmp(&b)));
-                o
-            })
-            .collect();
-        if history.last() == Some(&orders) {
-            write_back(modules, &tcexec, &tit, &tio);
-            return Schedule::Converged { iterations };
+    let texec: Vec<f64> = modules.iter().map(|m| m.texec).collect();
+    let mode = opts.allocation;
+    let mut scratch = Scratch::default();
+
+    // The first round, on every node at once, from the synchronisation-only pace.
+    let tit_sync = sg.iteration_times(&texec);
+    let tio_sync: Vec<f64> = (0..modules.len()).map(|i| io_time(sg, modules, &tit_sync, i)).collect();
+    let mut tcexec = texec.clone();
+    let mut order = Vec::new();
+    let mut rank = vec![(0u32, false); modules.len()];
+    for s in &slots {
+        node_order(s, &tio_sync, &mut order);
+        for (r, &i) in order.iter().enumerate() {
+            rank[i] = (r as u32, s.fixed && s.modules.len() > 1);
         }
-        if let Some(j) = history.iter().position(|h| h == &orders) {
-            write_back(modules, &tcexec, &tit, &tio);
-            let movers = changing_modules(&history[j..], modules);
-            return Schedule::Unstable { modules: movers, period: history.len() - j };
+        allocate(&order, s.cpus, sg, &pinned, &tit_sync, mode, modules, &mut tcexec, &mut scratch);
+    }
+    for (i, m) in modules.iter_mut().enumerate() {
+        m.tit_sync = tit_sync[i];
+        m.first =
+            FirstRound { tio: tio_sync[i], cpu: m.cpu, ldc: m.ldc, tcexec: tcexec[i], rank: rank[i].0, eq8: rank[i].1 };
+    }
+
+    // When the first round leaves every T_it at T_it_sync (every sound mapping), every part's
+    // round 1 sees T_it_sync upstream and inside, so it is the first round, and its round 2
+    // confirms it: the answer is the first round, after one allocation per part.
+    let tit = sg.iteration_times(&tcexec);
+    if tit == tit_sync {
+        for (i, m) in modules.iter_mut().enumerate() {
+            m.tcexec = tcexec[i];
+            m.tit = tit[i];
+            m.tio = tio_sync[i];
         }
-        if iterations >= opts.max_iterations {
-            write_back(modules, &tcexec, &tit, &tio);
-            let movers = changing_modules(&history, modules);
-            return Schedule::NoConvergence { modules: movers, iterations };
-        }
-        iterations += 1;
-        for ((node, _), order) in by_node.iter().zip(&orders) {
-            let cpus = cluster.nodes[*node as usize].cpus as usize;
-            allocate(order, cpus, sg, &pinned, modules, &mut tcexec, &mut scratch);
-        }
-        if iterations == 1 {
-            for (i, m) in modules.iter_mut().enumerate() {
-                m.tit_sync = tit[i];
-                m.first = FirstRound { tio: tio[i], cpu: m.cpu, ldc: m.ldc, tcexec: tcexec[i] };
+        let iterations = usize::from(!modules.is_empty());
+        return (Schedule::Converged { iterations }, eq8_nodes);
+    }
+
+    // Part by part, in topological order.
+    let mut tit = tit_sync.clone();
+    let mut tio = tio_sync.clone();
+    let mut est = tit_sync.clone();
+    let ctx = Ctx { sg, slots: &slots, pinned: &pinned, texec: &texec, tit_sync: &tit_sync, tio_sync: &tio_sync, opts };
+    let mut iterations = 0;
+    let mut unstable: Option<(Vec<ObjectId>, usize)> = None;
+    let mut stuck: Option<(Vec<ObjectId>, usize)> = None;
+    for part in parts(sg, &slots) {
+        let mut st =
+            State { modules, tcexec: &mut tcexec, tit: &mut tit, tio: &mut tio, est: &mut est, scratch: &mut scratch };
+        match run_part(&ctx, &part, &mut st) {
+            PartEnd::Converged(r) => iterations = iterations.max(r),
+            PartEnd::Unstable(ms, period) => {
+                let u = unstable.get_or_insert((Vec::new(), 1));
+                u.0.extend(ms);
+                u.1 = lcm(u.1, period);
+            }
+            PartEnd::Stuck(ms, r) => {
+                let u = stuck.get_or_insert((Vec::new(), 0));
+                u.0.extend(ms);
+                u.1 = u.1.max(r);
             }
         }
-        history.push(orders);
-        debug_assert_eq!(tcexec.len(), n);
     }
-}
-
-fn write_back(modules: &mut [ModulePerf], tcexec: &[f64], tit: &[f64], tio: &[f64]) {
     for (i, m) in modules.iter_mut().enumerate() {
         m.tcexec = tcexec[i];
         m.tit = tit[i];
         m.tio = tio[i];
     }
+    let schedule = match (stuck, unstable) {
+        (Some((mut ms, iterations)), _) => {
+            ms.sort();
+            Schedule::NoConvergence { modules: ms, iterations }
+        }
+        (None, Some((mut ms, period))) => {
+            ms.sort();
+            Schedule::Unstable { modules: ms, period }
+        }
+        (None, None) => Schedule::Converged { iterations },
+    };
+    (schedule, eq8_nodes)
 }
 
-/// eq 6 for predecessors (no synchronous input), eq 7 otherwise.
-fn io_times(sg: &SyncGraph, modules: &[ModulePerf], tit: &[f64]) -> Vec<f64> {
-    modules
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            if sg.inputs[i].is_empty() {
-                m.texec * (1.0 - m.ld)
-            } else {
-                let wait = sg.inputs[i].iter().map(|x| x.ratio * tit[x.source]).fold(m.texec, f64::max);
-                wait - m.texec * m.ld
+/// Modules grouped by node (nodes in order of their first module), with configuration 1's eq-8
+/// order where it applies.
+fn node_slots(sg: &SyncGraph, cluster: &Cluster, modules: &[ModulePerf]) -> Vec<NodeSlot> {
+    let mut slots: Vec<NodeSlot> = Vec::new();
+    let mut slot: Vec<Option<usize>> = vec![None; cluster.nodes.len()];
+    for (i, m) in modules.iter().enumerate() {
+        let k = *slot[m.node.ix()].get_or_insert_with(|| {
+            slots.push(NodeSlot {
+                node: m.node.0,
+                cpus: cluster.nodes[m.node.ix()].cpus as usize,
+                modules: Vec::new(),
+                fixed: false,
+            });
+            slots.len() - 1
+        });
+        slots[k].modules.push(i);
+    }
+    for s in &mut slots {
+        let c = sg.component[s.modules[0]];
+        s.fixed = s.modules.iter().all(|&i| !sg.is_predecessor(i) && sg.component[i] == c);
+        if s.fixed {
+            // eq 8: T_I/O(m1) - T_I/O(m2) = T_exec(m2) LD(m2) - T_exec(m1) LD(m1).
+            let tl = |i: usize| modules[i].texec * modules[i].ld;
+            s.modules.sort_by(|&a, &b| tl(a).total_cmp(&tl(b)).then(a.cmp(&b)));
+        }
+    }
+    slots
+}
+
+/// The node's order for this round: eq 8's (fixed), or decreasing T_I/O.
+fn node_order(s: &NodeSlot, tio: &[f64], out: &mut Vec<usize>) {
+    out.clear();
+    out.extend_from_slice(&s.modules);
+    if !s.fixed {
+        out.sort_by(|&a, &b| tio[b].total_cmp(&tio[a]).then(a.cmp(&b)));
+    }
+}
+
+/// eq 6 for predecessors (no synchronous input, no lockstep peer), eq 7 otherwise (a lockstep
+/// member waits for its peers, whose T_it is its own).
+fn io_time(sg: &SyncGraph, modules: &[ModulePerf], tit: &[f64], i: usize) -> f64 {
+    let m = &modules[i];
+    if sg.is_predecessor(i) {
+        m.texec * (1.0 - m.ld)
+    } else {
+        let mut wait = sg.inputs[i].iter().map(|x| x.ratio * tit[x.source]).fold(m.texec, f64::max);
+        if sg.lock_of[i].is_some() {
+            wait = wait.max(tit[i]);
+        }
+        wait - m.texec * m.ld
+    }
+}
+
+/// What every part's evaluation reads.
+struct Ctx<'a> {
+    sg: &'a SyncGraph,
+    slots: &'a [NodeSlot],
+    pinned: &'a [Option<u32>],
+    texec: &'a [f64],
+    tit_sync: &'a [f64],
+    tio_sync: &'a [f64],
+    opts: &'a Options,
+}
+
+/// What a part's evaluation writes (its own modules' entries).
+struct State<'a> {
+    modules: &'a mut [ModulePerf],
+    tcexec: &'a mut [f64],
+    tit: &'a mut [f64],
+    tio: &'a mut [f64],
+    /// Iteration-load variant: the T_it each module's load is computed with (damped).
+    est: &'a mut [f64],
+    scratch: &'a mut Scratch,
+}
+
+enum PartEnd {
+    /// After this many allocation rounds.
+    Converged(usize),
+    /// Modules changing rank (or T_it), period.
+    Unstable(Vec<ObjectId>, usize),
+    /// Modules changing rank (or T_it), rounds done.
+    Stuck(Vec<ObjectId>, usize),
+}
+
+/// One round's state: the part's node orders, concatenated, and (iteration-load variant) a mark
+/// (non-empty) when the T_it the loads were computed with came back.
+type Round = (Vec<usize>, Vec<f64>);
+
+fn run_part(ctx: &Ctx, part: &Part, st: &mut State) -> PartEnd {
+    let members: Vec<usize> = part.slots.iter().flat_map(|&k| ctx.slots[k].modules.iter().copied()).collect();
+    let iteration_load = ctx.opts.allocation == Allocation::IterationLoad;
+    for &m in &members {
+        st.tcexec[m] = ctx.texec[m];
+    }
+    let mut history: Vec<Round> = Vec::new();
+    let mut order = Vec::new();
+    let mut rounds = 0usize;
+    // Iteration-load: the loads use T_it estimates that follow the computed T_it, each with a
+    // step that halves whenever it overshoots and grows back (x 1.5, up to 1) when it does not:
+    // plain iteration can oscillate around the fixed point when a module's pace depends on the
+    // loads of the modules it paces.
+    let k = if iteration_load { members.len() } else { 0 };
+    let (mut step, mut residual) = (vec![1.0f64; k], vec![0.0f64; k]);
+    loop {
+        for &c in &part.comps {
+            ctx.sg.set_component_time(c, st.tcexec, st.tit);
+        }
+        for &m in &members {
+            st.tio[m] = io_time(ctx.sg, st.modules, st.tit, m);
+        }
+        let mut flat = Vec::with_capacity(members.len());
+        for &k in &part.slots {
+            node_order(&ctx.slots[k], st.tio, &mut order);
+            flat.extend_from_slice(&order);
+        }
+        // Literal: the orders are the state. Iteration-load: converged when the orders repeat
+        // and the T_it the loads were computed with come back (within TIT_TOL).
+        let consistent = !iteration_load || members.iter().all(|&m| close(st.tit[m], st.est[m]));
+        if consistent && history.last().is_some_and(|h| h.0 == flat) {
+            return PartEnd::Converged(rounds);
+        }
+        if iteration_load {
+            for (k, &m) in members.iter().enumerate() {
+                if rounds == 0 {
+                    st.est[m] = st.tit[m];
+                    continue;
+                }
+                let r = if st.tit[m] == st.est[m] { 0.0 } else { st.tit[m] - st.est[m] };
+                if r * residual[k] < 0.0 {
+                    step[k] *= 0.5;
+                } else if r * residual[k] > 0.0 {
+                    step[k] = (step[k] * 1.5).min(1.0);
+                }
+                residual[k] = r;
+                // (An infinite T_it, a starved module, is taken as it is.)
+                st.est[m] = if r.is_finite() { st.est[m] + step[k] * r } else { st.tit[m] };
             }
-        })
-        .collect()
+        }
+        // An earlier state back is an oscillation. Iteration-load: only states whose loads were
+        // consistent count (the estimates themselves move by ever smaller steps).
+        let state = (flat, if consistent && iteration_load { vec![0.0] } else { Vec::new() });
+        let repeats = |h: &Round| h.0 == state.0 && (!iteration_load || (consistent && !h.1.is_empty()));
+        if let Some(j) = history.iter().position(repeats) {
+            return PartEnd::Unstable(movers(&history[j..], st.modules), history.len() - j);
+        }
+        if rounds >= ctx.opts.max_iterations {
+            let mut ms = movers(&history, st.modules);
+            if ms.is_empty() {
+                // Iteration-load: the orders settled but the loads did not: name the part.
+                ms = members.iter().map(|&m| st.modules[m].object).collect();
+                ms.sort();
+            }
+            return PartEnd::Stuck(ms, rounds);
+        }
+        rounds += 1;
+        let first =
+            rounds == 1 && members.iter().all(|&m| st.tit[m] == ctx.tit_sync[m] && st.tio[m] == ctx.tio_sync[m]);
+        if first {
+            // Same T_it and T_I/O as the first round: same orders, same allocation.
+            for &m in &members {
+                let f = &st.modules[m].first;
+                let (cpu, ldc, t) = (f.cpu, f.ldc, f.tcexec);
+                st.modules[m].cpu = cpu;
+                st.modules[m].ldc = ldc;
+                st.tcexec[m] = t;
+            }
+        } else {
+            let tit_for_loads: &[f64] = if iteration_load { st.est } else { st.tit };
+            let mut pos = 0;
+            for &k in &part.slots {
+                let s = &ctx.slots[k];
+                let o = &state.0[pos..pos + s.modules.len()];
+                allocate(
+                    o,
+                    s.cpus,
+                    ctx.sg,
+                    ctx.pinned,
+                    tit_for_loads,
+                    ctx.opts.allocation,
+                    st.modules,
+                    st.tcexec,
+                    st.scratch,
+                );
+                pos += s.modules.len();
+            }
+        }
+        history.push(state);
+    }
+}
+
+fn close(x: f64, y: f64) -> bool {
+    x == y || (x - y).abs() <= TIT_TOL * x.abs().max(y.abs())
+}
+
+/// Modules whose rank differs between the given states.
+fn movers(states: &[Round], modules: &[ModulePerf]) -> Vec<ObjectId> {
+    let mut out = Vec::new();
+    let Some(first) = states.first() else { return out };
+    for (pos, &m) in first.0.iter().enumerate() {
+        if states.iter().any(|s| s.0[pos] != m) {
+            out.push(modules[m].object);
+        }
+    }
+    out.sort();
+    out
+}
+
+fn lcm(a: usize, b: usize) -> usize {
+    fn gcd(a: usize, b: usize) -> usize {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    a / gcd(a, b) * b
+}
+
+/// The parts of G_dep in topological order. Vertices: G_sync components, those sharing a node
+/// merged (modules on one node are joined both ways); edges: synchronous inputs. A part is a
+/// strongly connected component of that graph.
+fn parts(sg: &SyncGraph, slots: &[NodeSlot]) -> Vec<Part> {
+    let links = slots.iter().flat_map(|s| s.modules[1..].iter().map(|&m| (sg.comp_of[s.modules[0]], sg.comp_of[m])));
+    let (vertex, nv) = classes(sg.order.len(), links);
+    let mut edges = Vec::new();
+    for (m, ins) in sg.inputs.iter().enumerate() {
+        for x in ins {
+            let (a, b) = (vertex[sg.comp_of[x.source]], vertex[sg.comp_of[m]]);
+            if a != b {
+                edges.push((a, b));
+            }
+        }
+    }
+    let sccs = scc_topo(nv, &edges);
+    let mut part_of = vec![0; nv];
+    for (p, scc) in sccs.iter().enumerate() {
+        for &v in scc {
+            part_of[v] = p;
+        }
+    }
+    let mut out: Vec<Part> = (0..sccs.len()).map(|_| Part { comps: Vec::new(), slots: Vec::new() }).collect();
+    for (c, &v) in vertex.iter().enumerate() {
+        out[part_of[v]].comps.push(c);
+    }
+    for (k, s) in slots.iter().enumerate() {
+        out[part_of[vertex[sg.comp_of[s.modules[0]]]]].slots.push(k);
+    }
+    out
+}
+
+/// Strongly connected components of the directed graph on vertices 0..nv, in topological order
+/// (iterative Tarjan).
+fn scc_topo(nv: usize, edges: &[(usize, usize)]) -> Vec<Vec<usize>> {
+    let mut start = vec![0usize; nv + 1];
+    for &(a, _) in edges {
+        start[a + 1] += 1;
+    }
+    for i in 0..nv {
+        start[i + 1] += start[i];
+    }
+    let mut adj = vec![0usize; edges.len()];
+    let mut fill = start.clone();
+    for &(a, b) in edges {
+        adj[fill[a]] = b;
+        fill[a] += 1;
+    }
+    const NONE: usize = usize::MAX;
+    let (mut index, mut low, mut on) = (vec![NONE; nv], vec![0usize; nv], vec![false; nv]);
+    let (mut stack, mut call, mut out) = (Vec::new(), Vec::<(usize, usize)>::new(), Vec::new());
+    let mut next = 0;
+    for s in 0..nv {
+        if index[s] != NONE {
+            continue;
+        }
+        index[s] = next;
+        low[s] = next;
+        next += 1;
+        stack.push(s);
+        on[s] = true;
+        call.push((s, start[s]));
+        while let Some(top) = call.last_mut() {
+            let v = top.0;
+            if top.1 < start[v + 1] {
+                let w = adj[top.1];
+                top.1 += 1;
+                if index[w] == NONE {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on[w] = true;
+                    call.push((w, start[w]));
+                } else if on[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+            } else {
+                call.pop();
+                if let Some(&(u, _)) = call.last() {
+                    low[u] = low[u].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    let mut comp = Vec::new();
+                    while let Some(w) = stack.pop() {
+                        on[w] = false;
+                        comp.push(w);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    out.push(comp);
+                }
+            }
+        }
+    }
+    out.reverse(); // Tarjan emits a component after every component it reaches
+    out
+}
+
+/// Buffers reused across nodes: (cpu, thread, that thread's load on that cpu) and CPULD.
+#[derive(Default)]
+struct Scratch {
+    contrib: Vec<(usize, usize, f64)>,
+    cpuld: Vec<f64>,
 }
 
 /// The published allocation algorithm on one node, with threads for synchronous cycles.
+#[allow(clippy::too_many_arguments)]
 fn allocate(
     order: &[usize],
     cpus: usize,
     sg: &SyncGraph,
     pinned: &[Option<u32>],
+    tit: &[f64],
+    mode: Allocation,
     modules: &mut [ModulePerf],
     tcexec: &mut [f64],
-    scratch: &mut (Vec<(usize, usize, f64)>, Vec<f64>),
+    scratch: &mut Scratch,
 ) {
     // Thread of a module: its cycle, or itself.
     let thread = |m: usize| -> usize { sg.cycle_of[m].map(|c| usize::MAX - c).unwrap_or(m) };
-    // contrib = (cpu, thread, largest LD_c of that thread's members on that cpu); one entry per
-    // (cpu, thread) pair, few in all, so one flat list. Buffers are reused across nodes.
-    let (contrib, cpuld) = scratch;
+    // One entry per (cpu, thread) pair, few in all, so one flat list.
+    let Scratch { contrib, cpuld } = scratch;
     contrib.clear();
     cpuld.clear();
     cpuld.resize(cpus, 0.0);
@@ -150,33 +516,31 @@ fn allocate(
         let free = (1.0 - seen(p, contrib, cpuld)).max(0.0);
         let ld = modules[m].ld;
         let ldc = free * ld;
+        // (T_exec itself when the module gets all it asks for, so that T_it_sync comes back exactly.)
+        let tce = if ldc == ld {
+            modules[m].texec
+        } else if ldc > 0.0 {
+            modules[m].texec * ld / ldc
+        } else {
+            f64::INFINITY
+        };
         let old = own(p, contrib);
-        if ldc > old {
-            cpuld[p] += ldc - old;
+        // The thread's load on p after m: literal, the largest share of its members; over an
+        // iteration, the sum of their loads LD_c x T_cexec / T_it (T_it >= T_cexec by eq 4).
+        let load = match mode {
+            Allocation::Literal => old.max(ldc),
+            Allocation::IterationLoad if ldc > 0.0 => old + ldc * (tce / tit[m].max(tce)),
+            Allocation::IterationLoad => old,
+        };
+        if load > old {
+            cpuld[p] += load - old;
             match contrib.iter_mut().find(|x| x.0 == p && x.1 == t) {
-                Some(x) => x.2 = ldc,
-                None => contrib.push((p, t, ldc)),
+                Some(x) => x.2 = load,
+                None => contrib.push((p, t, load)),
             }
         }
         modules[m].cpu = p as u32;
         modules[m].ldc = ldc;
-        tcexec[m] = if ldc > 0.0 { modules[m].texec * ld / ldc } else { f64::INFINITY };
+        tcexec[m] = tce;
     }
-}
-
-/// Modules whose rank on their node differs between the given states.
-fn changing_modules(states: &[Vec<Vec<usize>>], modules: &[ModulePerf]) -> Vec<ObjectId> {
-    let mut out = Vec::new();
-    if states.is_empty() {
-        return out;
-    }
-    for (k, first) in states[0].iter().enumerate() {
-        for (pos, &m) in first.iter().enumerate() {
-            if states.iter().any(|s| s[k].get(pos) != Some(&m)) {
-                out.push(modules[m].object);
-            }
-        }
-    }
-    out.sort();
-    out
 }

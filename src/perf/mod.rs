@@ -13,7 +13,7 @@ mod network;
 pub mod sync;
 
 pub use network::{edge_rates, object_frequencies, path_latency, LinkUse};
-pub use sync::{static_inputs, StaticInput, SyncGraph, SyncInput, SyncShape};
+pub use sync::{lockstep_groups, static_inputs, Lockstep, StaticInput, SyncGraph, SyncInput, SyncShape};
 
 use crate::model::{Application, Cluster, Mapping, NodeId, ObjectId};
 
@@ -39,7 +39,8 @@ pub struct ModulePerf {
     /// T_it from the synchronisation analysis alone (eq 3–5 with T_cexec = T_exec): the pace the
     /// application would keep if no module were slowed by CPU concurrency.
     pub tit_sync: f64,
-    /// The first allocation round (orders from `tit_sync`): what a sound mapping keeps.
+    /// The first allocation round (orders from `tit_sync`, eq 8 on configuration-1 nodes): what
+    /// a sound mapping keeps.
     pub first: FirstRound,
 }
 
@@ -50,6 +51,10 @@ pub struct FirstRound {
     pub cpu: u32,
     pub ldc: f64,
     pub tcexec: f64,
+    /// Position in its node's first-round order, and whether that order is eq 8's
+    /// (configuration 1) rather than decreasing T_I/O.
+    pub rank: u32,
+    pub eq8: bool,
 }
 
 impl ModulePerf {
@@ -71,15 +76,18 @@ impl ModulePerf {
     }
 }
 
-/// Whether the iterative ordering of mixed cycles (Section IV.B.2) settled.
+/// Whether the iterative ordering of mixed cycles (Section IV.B.2) settled, in every part of
+/// G_dep.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Schedule {
-    /// The per-node orders stopped changing after `iterations` allocations.
+    /// The per-node orders stopped changing after `iterations` allocations (the most any part
+    /// took).
     Converged { iterations: usize },
-    /// The orders came back to an earlier state: they oscillate with this period, and these
-    /// modules change rank. The values reported are those of the last allocation.
+    /// In some parts the orders came back to an earlier state: they oscillate with this period
+    /// (the least common multiple of the parts'), and these modules change rank (or T_it, with
+    /// the iteration-load variant). The values reported are those of the last allocation.
     Unstable { modules: Vec<ObjectId>, period: usize },
-    /// No repeat within the iteration limit.
+    /// No repeat within the iteration limit in some part.
     NoConvergence { modules: Vec<ObjectId>, iterations: usize },
 }
 
@@ -106,6 +114,11 @@ pub struct Prediction {
     pub cycles: Vec<Vec<ObjectId>>,
     /// Cycles too large to enumerate: their T_it is an upper bound.
     pub approximate_cycles: Vec<Vec<ObjectId>>,
+    /// MPI groups running in lockstep (`mpi = { ..., lockstep = true }`): their instances.
+    pub lockstep: Vec<Vec<ObjectId>>,
+    /// Nodes in configuration 1 (only modules of one synchronous component, none a
+    /// predecessor) with at least two modules: ordered by eq 8, which assumes their T_it equal.
+    pub eq8_nodes: Vec<NodeId>,
     pub schedule: Schedule,
     /// Every (node, network) pair that carries traffic (eq 9–10).
     pub links: Vec<LinkUse>,
@@ -117,18 +130,40 @@ impl Prediction {
     }
 }
 
+/// What a module adds to its CPU's load CPULD in the allocation algorithm.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Allocation {
+    /// Its share LD_c: the published algorithm (the reference).
+    #[default]
+    Literal,
+    /// Its load over an iteration, LD x T_exec / T_it, iterated with T_it to a fixed point: a
+    /// module that waits for its inputs leaves the CPU to others meanwhile. Closer to the
+    /// paper's measurements (README, "How close the model comes").
+    IterationLoad,
+}
+
+impl Allocation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Allocation::Literal => "literal",
+            Allocation::IterationLoad => "iteration-load",
+        }
+    }
+}
+
 /// Knobs of the model.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Upper bound on allocation rounds when ordering mixed cycles.
+    /// Upper bound on allocation rounds per part of G_dep when ordering mixed cycles.
     pub max_iterations: usize,
     /// The share of each resource a sound mapping may use (`verify` applies it).
     pub headroom: Headroom,
+    pub allocation: Allocation,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_iterations: 200, headroom: Headroom::default() }
+        Options { max_iterations: 200, headroom: Headroom::default(), allocation: Allocation::Literal }
     }
 }
 
@@ -193,17 +228,20 @@ pub fn predict(
         return Err(missing);
     }
     let sg = sync::SyncGraph::build(app, cluster, mapping);
-    let schedule = alloc::solve_schedule(&sg, mapping, cluster, &mut modules, opts);
+    let (schedule, eq8_nodes) = alloc::solve_schedule(&sg, mapping, cluster, &mut modules, opts);
     let frequency = network::frequencies(app, &modules, &module_of);
     let edge_rate = network::edge_rates(app, &frequency);
     let links = network::links(app, cluster, mapping, &edge_rate);
     let cycles = sg.cycles.iter().map(|c| c.iter().map(|&i| modules[i].object).collect()).collect();
     let approximate_cycles =
         sg.approximate.iter().map(|&c| sg.cycles[c].iter().map(|&i| modules[i].object).collect()).collect();
+    let lockstep = sg.lockstep.iter().map(|l| l.members.iter().map(|&i| modules[i].object).collect()).collect();
     Ok(Prediction {
         sync_inputs: sg.inputs,
         cycles,
         approximate_cycles,
+        lockstep,
+        eq8_nodes,
         modules,
         module_of,
         frequency,

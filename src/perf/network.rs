@@ -1,9 +1,13 @@
 //! Networking (perf-model paper, Section IV.B.3): filter frequencies, the bandwidth each node
 //! sends and receives on each network (eq 9–10), and path latency (eq 11).
 //!
-//! Filter frequencies: greedy F(f) = F(dest); broadcast and scatter F(f) = F(src); merge/gather
-//! with ratio k: F(f) = min F(src) / k. An edge's message rate is F(src(e)), except after a
-//! greedy filter, which sends when its destination asks: F(dest(e)).
+//! Filter frequencies (Section IV.B.3): greedy F(f) = F(dest) (the fastest destination when
+//! there are several); broadcast and scatter F(f) = F(src); merge/gather with ratio k:
+//! F(f) = min F(src) / k. A filter fed only through greedy filters (e.g. a broadcast after a
+//! greedy filter) has no source rate of its own: its messages are pulled by its destinations,
+//! so it runs at the fastest destination's rate, and a greedy filter feeding a k:1 filter sends
+//! k messages per output. An edge's message rate is F(src(e)), except after a greedy filter,
+//! which sends when its destination asks: F(dest(e)) (k x F(dest) for a k:1 destination).
 
 use super::ModulePerf;
 use crate::model::{Application, Cluster, EdgeId, FilterKind, Mapping, NetworkId, NodeId, ObjectId, Route};
@@ -35,48 +39,72 @@ pub(super) fn frequencies(app: &Application, modules: &[ModulePerf], module_of: 
 pub fn object_frequencies(app: &Application, module_hz: Vec<Option<f64>>) -> Vec<f64> {
     let n = app.graph.node_count();
     let mut f = module_hz;
-    let mut visiting = vec![false; n];
+    let mut supply = vec![None; n];
     for o in app.graph.node_indices() {
-        filter_freq(app, o, &mut f, &mut visiting);
+        filter_freq(app, o, &mut f, &mut supply);
     }
     f.into_iter().map(|x| x.unwrap_or(0.0)).collect()
 }
 
-fn filter_freq(app: &Application, o: ObjectId, f: &mut Vec<Option<f64>>, visiting: &mut Vec<bool>) -> f64 {
+/// Messages per second that object `o` consumes from each of its inputs: k x F for a k:1
+/// merge or gather, F otherwise.
+fn demand(app: &Application, o: ObjectId, f: &mut Vec<Option<f64>>, supply: &mut Vec<Option<f64>>) -> f64 {
+    let k = app.object(o).filter().map(|k| k.ratio() as f64).unwrap_or(1.0);
+    k * filter_freq(app, o, f, supply)
+}
+
+/// The rate at which messages reach object `o` from upstream, whatever is downstream: F(m) for
+/// a module; unbounded for a greedy filter (it sends whenever it is asked); the slowest input
+/// divided by k for the other filters. Recurses upstream only, and stops at modules and greedy
+/// filters.
+fn upstream_rate(app: &Application, o: ObjectId, f: &[Option<f64>], supply: &mut Vec<Option<f64>>) -> f64 {
+    if app.object(o).is_module() {
+        return f[o.index()].unwrap_or(0.0);
+    }
+    if let Some(v) = supply[o.index()] {
+        return v;
+    }
+    supply[o.index()] = Some(0.0); // a filter-only cycle, rejected when the application was read
+    let v = match app.object(o).filter().expect("filter") {
+        FilterKind::Greedy => f64::INFINITY,
+        k => {
+            let srcs: Vec<ObjectId> = app.graph.edges_directed(o, Direction::Incoming).map(|e| e.source()).collect();
+            srcs.into_iter().map(|s| upstream_rate(app, s, f, supply)).fold(f64::INFINITY, f64::min) / k.ratio() as f64
+        }
+    };
+    supply[o.index()] = Some(v);
+    v
+}
+
+/// F of a filter: its upstream rate when that is bounded; otherwise (a greedy filter, or a filter
+/// fed only through greedy filters) the rate its destinations ask for, the fastest one's.
+/// Recursion: upstream rates never come back down, and downstream it follows the flow, which
+/// has no filter-only cycle, so every chain of filters ends at modules.
+fn filter_freq(app: &Application, o: ObjectId, f: &mut Vec<Option<f64>>, supply: &mut Vec<Option<f64>>) -> f64 {
     if let Some(v) = f[o.index()] {
         return v;
     }
-    if visiting[o.index()] {
-        return 0.0; // a filter-only cycle, rejected when the application was read
-    }
-    visiting[o.index()] = true;
-    let kind = app.object(o).filter().expect("modules have frequencies already");
-    let v = match kind {
-        FilterKind::Greedy => {
-            let dests: Vec<ObjectId> = app.graph.edges_directed(o, Direction::Outgoing).map(|e| e.target()).collect();
-            dests.into_iter().map(|d| filter_freq(app, d, f, visiting)).fold(0.0, f64::max)
-        }
-        k => {
-            let srcs: Vec<ObjectId> = app.graph.edges_directed(o, Direction::Incoming).map(|e| e.source()).collect();
-            let m = srcs.into_iter().map(|s| filter_freq(app, s, f, visiting)).fold(f64::INFINITY, f64::min);
-            if m.is_finite() {
-                m / k.ratio() as f64
-            } else {
-                0.0
-            }
-        }
+    f[o.index()] = Some(0.0); // a filter-only cycle, rejected when the application was read
+    let up = upstream_rate(app, o, f, supply);
+    let v = if up.is_finite() {
+        up
+    } else {
+        let dests: Vec<ObjectId> = app.graph.edges_directed(o, Direction::Outgoing).map(|e| e.target()).collect();
+        dests.into_iter().map(|d| demand(app, d, f, supply)).fold(0.0, f64::max)
     };
-    visiting[o.index()] = false;
     f[o.index()] = Some(v);
     v
 }
 
+/// Messages per second on every edge: F(src), except after a greedy filter, which sends when
+/// its destination asks: the destination's demand (k x F for a k:1 merge or gather, F otherwise).
 pub fn edge_rates(app: &Application, freq: &[f64]) -> Vec<f64> {
     app.graph
         .edge_references()
         .map(|e| {
             if app.object(e.source()).filter() == Some(FilterKind::Greedy) {
-                freq[e.target().index()]
+                let k = app.object(e.target()).filter().map(|k| k.ratio() as f64).unwrap_or(1.0);
+                k * freq[e.target().index()]
             } else {
                 freq[e.source().index()]
             }

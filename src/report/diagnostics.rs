@@ -107,6 +107,12 @@ fn key(names: &Names, p: Option<&Prediction>, r: &Report, d: &Diagnostic) -> (St
             g.dedup();
             (g.join(", "), None)
         }
+        // The node first, then its modules: grouped by the modules' groups.
+        Kind::OrderHypothesis => {
+            let mut g: Vec<String> = s.iter().skip(1).map(|x| names.group(x)).collect();
+            g.dedup();
+            (g.join(", "), None)
+        }
         _ => (first.to_string(), None),
     }
 }
@@ -306,6 +312,7 @@ fn hint(names: &Names, p: Option<&Prediction>, r: &Report, g: &DiagGroup) -> Str
             "put the modules of the mixed cycle on different nodes or CPUs, so their order stops changing".into()
         }
         Kind::ApproximateCycle => "nothing to fix: the cycle's T_it is an upper bound, so the verdict errs on the safe side".into(),
+        Kind::OrderHypothesis => "a warning about the model: the node's eq-8 order assumes one T_it for its modules; to be sure, give the slower ones a node of their own or check with --allocation iteration-load".into(),
     }
 }
 

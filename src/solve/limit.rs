@@ -131,22 +131,22 @@ pub fn param_limit(
             .map(|p| p.value)
             .fold(f64::INFINITY, f64::min);
         if best > worst {
-            return Ok(finish(all, LimitStatus::NonMonotone, Some((best, worst)), cluster, make));
+            return Ok(finish(all, LimitStatus::NonMonotone, Some((best, worst)), cluster, make, &opts.perf));
         }
         if !worst.is_finite() {
             let st = if best.is_finite() { LimitStatus::AboveRange } else { LimitStatus::Unknown };
-            return Ok(finish(all, st, None, cluster, make));
+            return Ok(finish(all, st, None, cluster, make, &opts.perf));
         }
         if !best.is_finite() {
             let st = if worst <= snap(lo) { LimitStatus::NoneFeasible } else { LimitStatus::Unknown };
             if st == LimitStatus::NoneFeasible {
-                return Ok(finish(all, st, None, cluster, make));
+                return Ok(finish(all, st, None, cluster, make, &opts.perf));
             }
         }
         let low = if best.is_finite() { best } else { snap(lo) };
         let gap_done = if integer { worst - low <= 1.0 } else { worst - low <= 1e-3 * worst.abs().max(1e-12) };
         if gap_done {
-            return Ok(finish(all, LimitStatus::Exact, None, cluster, make));
+            return Ok(finish(all, LimitStatus::Exact, None, cluster, make, &opts.perf));
         }
         // Unknown probes inside the bracket stop the narrowing there.
         let inside: Vec<f64> = (1..=jobs)
@@ -155,14 +155,14 @@ pub fn param_limit(
             .collect();
         let fresh: Vec<f64> = inside.into_iter().filter(|v| !all.iter().any(|p| p.value == *v)).collect();
         if fresh.is_empty() {
-            return Ok(finish(all, LimitStatus::Unknown, None, cluster, make));
+            return Ok(finish(all, LimitStatus::Unknown, None, cluster, make, &opts.perf));
         }
         let got = probe_all(fresh)?;
         let stuck = got.iter().all(|p| p.outcome.status == Status::Unknown);
         all.extend(got);
         if stuck {
             all.sort_by(|a, b| a.value.total_cmp(&b.value));
-            return Ok(finish(all, LimitStatus::Unknown, None, cluster, make));
+            return Ok(finish(all, LimitStatus::Unknown, None, cluster, make, &opts.perf));
         }
     }
 }
@@ -173,6 +173,7 @@ fn finish(
     violation: Option<(f64, f64)>,
     cluster: &Cluster,
     make: &(dyn Fn(f64) -> Result<Application, String> + Sync),
+    perf: &crate::perf::Options,
 ) -> LimitOutcome {
     let largest = all.iter().filter(|p| feasible(p.outcome.status)).max_by(|a, b| a.value.total_cmp(&b.value)).cloned();
     let smallest = all
@@ -185,7 +186,7 @@ fn finish(
         why_reasons = s.outcome.reasons.clone();
         if let (Some(l), Ok(app)) = (&largest, make(s.value)) {
             if let Some(m) = &l.outcome.mapping {
-                let r = verify::check(&app, cluster, m, &Default::default());
+                let r = verify::check(&app, cluster, m, perf);
                 why = r.diagnostics.into_iter().filter(|d| d.kind.is_error()).collect();
             }
         }

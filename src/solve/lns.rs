@@ -270,6 +270,25 @@ impl<'a> Lns<'a> {
                 count += 1;
             }
         }
+        // Unused nodes the freed objects may use, largest first: the sub-model may trade two
+        // small nodes for one large one.
+        if self.rng.random_bool(0.5) {
+            let mut spare: Vec<usize> = Vec::new();
+            for (o, &f) in free.iter().enumerate() {
+                if f {
+                    for n in &self.an.domain[o] {
+                        if on[n.ix()].is_empty() && !spare.contains(&n.ix()) {
+                            spare.push(n.ix());
+                        }
+                    }
+                }
+            }
+            shuffle(&mut self.rng, &mut spare);
+            spare.sort_by_key(|&n| std::cmp::Reverse(cluster.nodes[n].cpus));
+            for n in spare.into_iter().take(self.rng.random_range(1..=2)) {
+                nodes[n] = true;
+            }
+        }
         self.close_filters(inc, &mut free, &mut nodes);
         (free, nodes)
     }

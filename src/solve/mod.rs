@@ -67,6 +67,9 @@ pub struct Stats {
     /// (object, node) pairs the requirement-aware presolve removed, in all and per reason.
     pub presolve_removed: usize,
     pub presolve_by_reason: std::collections::BTreeMap<String, usize>,
+    /// The class relaxation's bound (csp::bound) and the time it took.
+    pub class_bound: Option<i64>,
+    pub bound_s: f64,
     /// Large-neighbourhood search: time spent and what it did.
     pub lns_s: f64,
     pub lns: lns::LnsStats,
@@ -348,7 +351,8 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
         let objective = opts.minimize.map(|_| (nodes_used(&m), nodes_used(&m)));
         return Outcome { status, mapping: Some(m), report: Some(r), reasons: vec![], objective, stats };
     }
-    let an = Analysis::new(app, cluster, fix);
+    let mut an = Analysis::new(app, cluster, fix);
+    an.allocation = opts.perf.allocation;
     stats.presolve_removed = an.presolve.removed;
     stats.presolve_by_reason = an.presolve.by_reason.clone();
     if !an.problems.is_empty() {
@@ -382,6 +386,20 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
         fix.is_some_and(|f| f.placement.iter().any(|p| p.is_some_and(|p| p.cpu.is_some()))),
     );
     let minimizing = opts.minimize.is_some();
+    // Minimising: a stronger bound from the class relaxation (csp::bound), within a tenth of
+    // the time limit (at most 2 s).
+    let static_bound =
+        if minimizing && !fix.is_some_and(|f| f.placement.iter().any(|p| p.is_some_and(|p| p.cpu.is_some()))) {
+            let t = Instant::now();
+            let share = opts.time_limit.map(|l| (l / 10).min(Duration::from_secs(2))).unwrap_or(Duration::from_secs(2));
+            let mut cut = Stop { budget: Some(TimeBudget::starting_now(share)), flag: opts.stop.clone(), done: None };
+            let b = crate::csp::bound::class_bound(app, cluster, &an, static_bound, &mut cut);
+            stats.bound_s = t.elapsed().as_secs_f64();
+            stats.class_bound = Some(b.nodes);
+            static_bound.max(b.nodes)
+        } else {
+            static_bound
+        };
     let finish = |status: Status, best: Option<(Mapping, Report, i64)>, bound: i64, mut stats: Stats| {
         stats.time_s = start.elapsed().as_secs_f64();
         let objective = best
@@ -735,7 +753,8 @@ pub fn enumerate_sound(
     opts: &SolveOptions,
     max: usize,
 ) -> Option<(Vec<Mapping>, Stats)> {
-    let an = Analysis::new(app, cluster, None);
+    let mut an = Analysis::new(app, cluster, None);
+    an.allocation = opts.perf.allocation;
     let mut stats = Stats::default();
     if !an.problems.is_empty() {
         return Some((vec![], stats));

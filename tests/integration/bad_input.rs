@@ -1,5 +1,6 @@
 //! The bad-input corpus (tests/bad-inputs/<case>/): each case replaces some of the base files
-//! and pins the exact error text in `expected.txt`. Every case must exit 2 without a panic.
+//! (and may give the command line in `args`), and pins the exact error text in `expected.txt`.
+//! Every case must exit 2 without a panic.
 
 use crate::support::root;
 use std::process::Command;
@@ -24,11 +25,18 @@ fn corpus_messages_are_pinned() {
                 format!("tests/bad-inputs/base/{f}")
             }
         };
-        let out = Command::new(env!("CARGO_BIN_EXE_flowmap"))
-            .current_dir(root())
-            .args(["check", &pick("app.toml"), &pick("cluster.toml"), &pick("mapping.toml")])
-            .output()
-            .unwrap();
+        // `args` (optional): the command line, APP, CLUSTER and MAPPING standing for the files.
+        let args = std::fs::read_to_string(dir.join(case).join("args")).unwrap_or("check APP CLUSTER MAPPING".into());
+        let args: Vec<String> = args
+            .split_whitespace()
+            .map(|a| match a {
+                "APP" => pick("app.toml"),
+                "CLUSTER" => pick("cluster.toml"),
+                "MAPPING" => pick("mapping.toml"),
+                _ => a.to_string(),
+            })
+            .collect();
+        let out = Command::new(env!("CARGO_BIN_EXE_flowmap")).current_dir(root()).args(&args).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         let expected = std::fs::read_to_string(dir.join(case).join("expected.txt")).unwrap_or_default();
         if out.status.code() != Some(2) || stderr.trim_end() != expected.trim_end() || stderr.contains("panicked") {

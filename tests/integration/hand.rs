@@ -221,6 +221,104 @@ fn greedy_filter_placed_at_the_receiver_carries_the_source_rate() {
     assert_close!(l[0].send, 80e6, 1e-3);
 }
 
+const GREEDY_THEN_BROADCAST: &str = r#"
+[[modules]]
+name = "m0"
+texec = "10 ms"
+load = 0.5
+[[modules]]
+name = "m1"
+texec = "40 ms"
+load = 0.5
+[[modules]]
+name = "m2"
+texec = "50 ms"
+load = 0.5
+[[filters]]
+name = "g"
+kind = "greedy"
+[[filters]]
+name = "b"
+kind = "broadcast"
+[[connections]]
+from = "m0"
+to = "g"
+volume = "1 MB"
+[[connections]]
+from = "g"
+to = "b"
+volume = "1 MB"
+[[connections]]
+from = "b"
+to = "m1"
+volume = "1 MB"
+[[connections]]
+from = "b"
+to = "m2"
+volume = "1 MB"
+"#;
+
+#[test]
+fn greedy_filter_feeding_a_broadcast_runs_at_the_fastest_destination() {
+    // m0 -> greedy g -> broadcast b -> {m1, m2}. Nobody waits for m0 (the greedy filter ends
+    // the synchronous path): T_it = T_exec: m0 10 ms, m1 40 ms (25 Hz), m2 50 ms (20 Hz).
+    // The broadcast has no source rate of its own (its only input is the greedy filter): it is
+    // pulled by its destinations, the fastest at 25 Hz; the greedy filter sends when asked:
+    // F(g) = F(b) = 25 Hz (F(greedy) = F(dest), Section IV.B.3).
+    // g on n0 with m0, b on n1 with m1, m2 on n2: g -> b and b -> m2 cross the network,
+    // 1 MB x 25 Hz = 25 MB/s each: n0 sends 25, n1 receives 25 and sends 25, n2 receives 25.
+    let cluster = simple_cluster(&[("n0", 1), ("n1", 1), ("n2", 1)], "1000 MB/s", "0 ms");
+    let r = run(
+        GREEDY_THEN_BROADCAST,
+        &cluster,
+        "[place]\nm0 = \"n0\"\ng = \"n0\"\nb = \"n1\"\nm1 = \"n1\"\nm2 = \"n2\"\n",
+    );
+    assert_close!(r.freq("g"), 25.0, 1e-9);
+    assert_close!(r.freq("b"), 25.0, 1e-9);
+    let links = &r.report.prediction.as_ref().unwrap().links;
+    let at = |n: &str| links.iter().find(|l| r.cluster.node(l.node).name == n).unwrap();
+    assert_close!(at("n0").send, 25e6, 1e-3);
+    assert_close!(at("n0").recv, 0.0, 1e-3);
+    assert_close!(at("n1").recv, 25e6, 1e-3);
+    assert_close!(at("n1").send, 25e6, 1e-3);
+    assert_close!(at("n2").recv, 25e6, 1e-3);
+    // With 20 MB/s links the same traffic is contention (it used to be predicted as 0 MB/s).
+    let slow = simple_cluster(&[("n0", 1), ("n1", 1), ("n2", 1)], "20 MB/s", "0 ms");
+    let r =
+        run(GREEDY_THEN_BROADCAST, &slow, "[place]\nm0 = \"n0\"\ng = \"n0\"\nb = \"n1\"\nm1 = \"n1\"\nm2 = \"n2\"\n");
+    assert_eq!(r.kinds(), vec![Kind::NetworkContention; 4]);
+}
+
+#[test]
+fn longer_filter_chains_after_a_greedy_filter() {
+    // m0 -> greedy g1 -> greedy g2 -> gather k=2 -> broadcast b -> {m1 (40 ms), m2 (50 ms)}.
+    // b and the gather are fed only through greedy filters: b is pulled at its fastest
+    // destination's 25 Hz; the gather must output as often: F = 25 Hz, and it consumes 2 input
+    // messages per output, so g2 sends 2 x 25 = 50 Hz, and g1 (pulled by g2) 50 Hz too.
+    // Traffic: g1 on n0, g2 on n1: g1 -> g2 carries 50 Hz x 1 MB = 50 MB/s; the gather on n1,
+    // b on n2 with m1 and m2: gather -> b carries 25 Hz x 2 MB = 50 MB/s. n1 receives 50, sends 50.
+    let app = GREEDY_THEN_BROADCAST
+        .replace(
+            "[[connections]]\nfrom = \"g\"\nto = \"b\"\nvolume = \"1 MB\"\n",
+            "[[filters]]\nname = \"g2\"\nkind = \"greedy\"\n[[filters]]\nname = \"k\"\nkind = \"gather\"\nratio = 2\n[[connections]]\nfrom = \"g\"\nto = \"g2\"\nvolume = \"1 MB\"\n[[connections]]\nfrom = \"g2\"\nto = \"k\"\nvolume = \"1 MB\"\n[[connections]]\nfrom = \"k\"\nto = \"b\"\nvolume = \"2 MB\"\n",
+        );
+    let cluster = simple_cluster(&[("n0", 1), ("n1", 1), ("n2", 2)], "1000 MB/s", "0 ms");
+    let r = run(
+        &app,
+        &cluster,
+        "[place]\nm0 = \"n0\"\ng = \"n0\"\ng2 = \"n1\"\nk = \"n1\"\nb = \"n2\"\nm1 = \"n2\"\nm2 = \"n2\"\n",
+    );
+    assert_close!(r.freq("b"), 25.0, 1e-9);
+    assert_close!(r.freq("k"), 25.0, 1e-9);
+    assert_close!(r.freq("g2"), 50.0, 1e-9);
+    assert_close!(r.freq("g"), 50.0, 1e-9);
+    let links = &r.report.prediction.as_ref().unwrap().links;
+    let n1 = links.iter().find(|l| r.cluster.node(l.node).name == "n1").unwrap();
+    assert_close!(n1.recv, 50e6, 1e-3);
+    assert_close!(n1.send, 50e6, 1e-3);
+    assert!(r.sound());
+}
+
 const GATHER: &str = r#"
 [parameters]
 encoder_ms = 100

@@ -18,7 +18,11 @@ fn load(app: &str, cluster: &str) -> (Application, Cluster) {
 }
 
 fn sound(app: &Application, cluster: &Cluster, m: &Mapping) -> bool {
-    verify::check(app, cluster, m, &perf::Options::default()).verdict == Verdict::Sound
+    sound_with(app, cluster, m, &perf::Options::default())
+}
+
+fn sound_with(app: &Application, cluster: &Cluster, m: &Mapping, opts: &perf::Options) -> bool {
+    verify::check(app, cluster, m, opts).verdict == Verdict::Sound
 }
 
 #[test]
@@ -206,6 +210,12 @@ struct Tiny {
 }
 
 fn tiny() -> impl Strategy<Value = Tiny> {
+    tiny_with(false)
+}
+
+/// Tiny instances; with `mpi`, the group of two instances (if any) may exchange over MPI, plainly
+/// or in lockstep.
+fn tiny_with(mpi: bool) -> impl Strategy<Value = Tiny> {
     let module = (
         prop::sample::select(vec![10u32, 20, 30, 50]),
         prop::sample::select(vec![0.3f64, 0.5, 0.8, 1.0]),
@@ -220,8 +230,9 @@ fn tiny() -> impl Strategy<Value = Tiny> {
         prop::collection::vec(node, 2..4),
         prop::sample::select(vec![50u32, 100]),
         0u32..6,
+        0u32..3,
     )
-        .prop_map(|(mods, conns, nodes, bw, extra)| {
+        .prop_map(move |(mods, conns, nodes, bw, extra, mpi_kind)| {
             let mut app = String::new();
             // At most one group of two instances, so brute force stays small.
             let two = mods.iter().position(|m| m.3 == 2);
@@ -232,6 +243,9 @@ fn tiny() -> impl Strategy<Value = Tiny> {
                     app += &format!("[[modules]]\nname = \"m{i}\"\ninstances = {k}\ntexec = {{ a = \"{t} ms\", b = \"{} ms\" }}\nload = {ld}\n", t * 2);
                 } else {
                     app += &format!("[[modules]]\nname = \"m{i}\"\ninstances = {k}\ntexec = \"{t} ms\"\nload = {ld}\n");
+                }
+                if mpi && k == 2 && mpi_kind > 0 {
+                    app += &format!("mpi = {{ pattern = \"ring\", volume = \"1 MB\", lockstep = {} }}\n", mpi_kind == 2);
                 }
             }
             let n = mods.len();
@@ -273,6 +287,14 @@ fn tiny() -> impl Strategy<Value = Tiny> {
 /// Every mapping (object -> node; each non-local edge -> a network both nodes are on) that
 /// `check` calls sound.
 fn brute_force(app: &Application, cluster: &Cluster) -> BTreeSet<(Vec<u32>, Vec<Option<u32>>)> {
+    brute_force_with(app, cluster, &perf::Options::default())
+}
+
+fn brute_force_with(
+    app: &Application,
+    cluster: &Cluster,
+    opts: &perf::Options,
+) -> BTreeSet<(Vec<u32>, Vec<Option<u32>>)> {
     let objs = app.graph.node_count();
     let nodes = cluster.nodes.len();
     let edges: Vec<_> = app.graph.edge_indices().collect();
@@ -315,7 +337,7 @@ fn brute_force(app: &Application, cluster: &Cluster) -> BTreeSet<(Vec<u32>, Vec<
                 })
                 .collect();
             let m = Mapping { placement: placement.clone(), routes };
-            if sound(app, cluster, &m) {
+            if sound_with(app, cluster, &m, opts) {
                 out.insert(mapping_key(&m));
             }
         }
@@ -334,8 +356,14 @@ fn exact_opts(symmetry: bool) -> SolveOptions {
     }
 }
 
+/// Cases of the brute-force property tests: `default`, or FLOWMAP_PROPTEST_CASES when set (for
+/// a longer run by hand).
+fn cases(default: u32) -> u32 {
+    std::env::var("FLOWMAP_PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(200), .. ProptestConfig::default() })]
 
     #[test]
     fn csp_plus_verifier_equals_brute_force(t in tiny()) {
@@ -378,6 +406,41 @@ proptest! {
             prop_assert_eq!(o.status == Status::Feasible, !want.is_empty(), "symmetry {} warm {}", sym, warm);
             if let Some(m) = &o.mapping {
                 prop_assert!(want.contains(&mapping_key(m)));
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(40), .. ProptestConfig::default() })]
+
+    /// The same equality with the iteration-load allocation, on instances that may hold an MPI
+    /// group, plain or in lockstep (both allocations), and --minimize with iteration-load.
+    #[test]
+    fn csp_plus_verifier_equals_brute_force_with_iteration_load_and_lockstep(t in tiny_with(true)) {
+        let app = parse::application_from_str(&t.app, "app.toml", &[]);
+        prop_assume!(app.is_ok());
+        let app = app.unwrap();
+        let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
+        for allocation in [perf::Allocation::Literal, perf::Allocation::IterationLoad] {
+            let popts = perf::Options { allocation, ..Default::default() };
+            let want = brute_force_with(&app, &cluster, &popts);
+            let mut o = exact_opts(false);
+            o.perf = popts.clone();
+            let (found, _) = solve::enumerate_sound(&app, &cluster, &o, 100_000).expect("enumeration finished");
+            let got: BTreeSet<_> = found.iter().map(mapping_key).collect();
+            prop_assert_eq!(&got, &want, "{:?}\n{}\n{}", allocation, t.app, t.cluster);
+            if allocation == perf::Allocation::IterationLoad {
+                let min = want.iter().map(|(nodes, _)| nodes.iter().collect::<BTreeSet<_>>().len() as i64).min();
+                let mut o = exact_opts(true);
+                o.perf = popts.clone();
+                o.minimize = Some(solve::Objective::Nodes);
+                o.warm_start = true;
+                let r = solve::solve(&app, &cluster, None, &o);
+                match min {
+                    None => prop_assert_eq!(r.status, Status::Infeasible),
+                    Some(k) => prop_assert_eq!(r.objective, Some((k, k))),
+                }
             }
         }
     }

@@ -37,6 +37,10 @@ impl Run {
         let o = self.app.find_object(name).unwrap();
         self.report.prediction.as_ref().unwrap().frequency[o.index()]
     }
+    /// Warnings, by kind.
+    pub fn warnings(&self) -> Vec<Kind> {
+        self.report.diagnostics.iter().filter(|d| !d.kind.is_error()).map(|d| d.kind).collect()
+    }
     pub fn kinds(&self) -> Vec<Kind> {
         self.report.diagnostics.iter().filter(|d| d.kind.is_error()).map(|d| d.kind).collect()
     }
@@ -46,21 +50,30 @@ impl Run {
 }
 
 pub fn run(app: &str, cluster: &str, mapping: &str) -> Run {
+    run_with(app, cluster, mapping, &Options::default())
+}
+
+/// `run` with given model options (e.g. the iteration-load allocation).
+pub fn run_with(app: &str, cluster: &str, mapping: &str, opts: &Options) -> Run {
     let app = parse::application_from_str(app, "app.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
     let cluster = parse::cluster_from_str(cluster, "cluster.toml").unwrap_or_else(|e| panic!("{e}"));
     let mapping = parse::mapping_from_str(mapping, "mapping.toml", &app, &cluster)
         .and_then(|p| p.complete(&app, &cluster, "mapping.toml"))
         .unwrap_or_else(|e| panic!("{e}"));
-    let report = verify::check(&app, &cluster, &mapping, &Options::default());
+    let report = verify::check(&app, &cluster, &mapping, opts);
     Run { app, cluster, mapping, report }
 }
 
 pub fn run_files(app: &str, cluster: &str, mapping: &str, set: &[parse::Override]) -> Run {
+    run_files_with(app, cluster, mapping, set, &Options::default())
+}
+
+pub fn run_files_with(app: &str, cluster: &str, mapping: &str, set: &[parse::Override], opts: &Options) -> Run {
     let r = root();
     let app = parse::load_application(&r.join(app), set).unwrap_or_else(|e| panic!("{e}"));
     let cluster = parse::load_cluster(&r.join(cluster)).unwrap_or_else(|e| panic!("{e}"));
     let mapping = parse::load_mapping(&r.join(mapping), &app, &cluster).unwrap_or_else(|e| panic!("{e}"));
-    let report = verify::check(&app, &cluster, &mapping, &Options::default());
+    let report = verify::check(&app, &cluster, &mapping, opts);
     Run { app, cluster, mapping, report }
 }
 
