@@ -139,6 +139,28 @@ impl HeadroomArgs {
     }
 }
 
+/// How the performance model is applied: the margins below capacity and the allocation variant
+/// (every subcommand that predicts takes both).
+#[derive(Args, Clone)]
+pub struct ModelArgs {
+    #[command(flatten)]
+    pub headroom: HeadroomArgs,
+    /// CPU-allocation variant of the performance model.
+    #[arg(long, value_enum, default_value = "literal")]
+    pub allocation: AllocationArg,
+}
+
+impl ModelArgs {
+    /// The model's options, or a message when a headroom share is not in (0, 1].
+    pub fn options(&self) -> Result<crate::perf::Options, String> {
+        Ok(crate::perf::Options {
+            headroom: self.headroom.headroom()?,
+            allocation: self.allocation.into(),
+            ..Default::default()
+        })
+    }
+}
+
 /// What a module adds to its CPU's load in the allocation algorithm.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum AllocationArg {
@@ -205,6 +227,10 @@ pub enum Cmd {
     /// (exit 0 found, 1 no value in range has one, 2 bad input, 3 inconclusive).
     #[command(group(ArgGroup::new("target").required(true).args(["param", "frequency"])))]
     Limit(LimitArgs),
+    /// Why no sound mapping exists: a minimal conflict of facts you wrote, with the numbers that
+    /// make it bind, and the smallest changes that make the instance feasible, each verified by
+    /// solving the changed instance (exit 0 feasible, 1 explained, 2 bad input, 3 no answer in time).
+    Explain(ExplainArgs),
     /// Write the static CSP as solver-neutral JSON (for the CP-SAT reference script in benches/).
     ExportCsp {
         #[command(flatten)]
@@ -234,10 +260,7 @@ pub struct CheckArgs {
     #[arg(value_name = "MAPPING")]
     pub mapping: PathBuf,
     #[command(flatten)]
-    pub headroom: HeadroomArgs,
-    /// CPU-allocation variant of the performance model.
-    #[arg(long, value_enum, default_value = "literal")]
-    pub allocation: AllocationArg,
+    pub model: ModelArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -288,11 +311,13 @@ pub struct SolveArgs {
     /// on a terminal a status line is shown anyway.
     #[arg(long)]
     pub progress: bool,
+    /// When infeasibility is proven by search (no reason found before it), also compute a
+    /// minimal conflict (as `flowmap explain` does, without repairs); it is computed anyway when
+    /// a reason was found before search.
+    #[arg(long)]
+    pub explain: bool,
     #[command(flatten)]
-    pub headroom: HeadroomArgs,
-    /// CPU-allocation variant of the performance model.
-    #[arg(long, value_enum, default_value = "literal")]
-    pub allocation: AllocationArg,
+    pub model: ModelArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -322,11 +347,47 @@ pub struct LimitArgs {
     /// Report progress on stderr every few seconds even when it is not a terminal (for logs).
     #[arg(long)]
     pub progress: bool,
+    /// Explain the edge: a minimal conflict at the smallest infeasible value, and the repairs
+    /// that raise the limit, with the new limit (takes longer: it solves changed instances).
+    #[arg(long)]
+    pub explain: bool,
     #[command(flatten)]
-    pub headroom: HeadroomArgs,
-    /// CPU-allocation variant of the performance model.
-    #[arg(long, value_enum, default_value = "literal")]
-    pub allocation: AllocationArg,
+    pub model: ModelArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Args)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub inputs: Inputs,
+    /// A partial or complete mapping: explain why it cannot be completed into a sound one.
+    #[arg(long, value_name = "MAPPING")]
+    pub fix: Option<PathBuf>,
+    /// Budget for the whole explanation (proof, conflict and repairs), seconds, above 0 and at
+    /// most 1,000,000.
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = crate::parse::args::positive_time_limit, allow_negative_numbers = true)]
+    pub time_limit: std::time::Duration,
+    /// Time limit of each solve of a changed instance while searching the conflict, seconds,
+    /// above 0 (repairs: at most 3 s each; a repair not verified in time is not printed).
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = crate::parse::args::positive_time_limit, allow_negative_numbers = true)]
+    pub call_limit: std::time::Duration,
+    /// Only the conflict: do not search repairs.
+    #[arg(long)]
+    pub no_repairs: bool,
+    /// Write each repair's overlay into this directory (repair-N-cluster.toml or
+    /// repair-N-app.toml, extending the inputs by their absolute paths) with the sound mapping
+    /// found for it (repair-N-mapping.toml, for `flowmap check`).
+    #[arg(long, value_name = "DIR")]
+    pub write_repairs: Option<PathBuf>,
+    /// Seed of the solver's random choices (same seed, same answer).
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Solves run in parallel where independent (default: all cores).
+    #[arg(long, value_parser = crate::parse::args::jobs, allow_negative_numbers = true)]
+    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub model: ModelArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }

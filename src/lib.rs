@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod csp;
 pub mod error;
+pub mod explain;
 pub mod gen;
 pub mod headroom;
 pub mod model;

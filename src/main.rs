@@ -4,14 +4,15 @@
 
 use clap::{CommandFactory, Parser};
 use flowmap::cli::{
-    CheckArgs, Cli, Cmd, Format, GenArgs, GenFamilyArg, GenKindArg, Inputs, LimitArgs, MinimizeArg, SolveArgs,
+    CheckArgs, Cli, Cmd, ExplainArgs, Format, GenArgs, GenFamilyArg, GenKindArg, Inputs, LimitArgs, MinimizeArg,
+    SolveArgs,
 };
 use flowmap::csp::BuildOptions;
 use flowmap::error::{InputError, InputErrors};
 use flowmap::model::{Application, Cluster};
 use flowmap::parse::{self, Override};
 use flowmap::solve::{Objective, Progress, ProgressFn, SolveOptions, Status};
-use flowmap::{headroom, perf, report, solve, verify};
+use flowmap::{explain, headroom, perf, report, solve, verify};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -48,6 +49,7 @@ fn main() -> ExitCode {
         Cmd::Check(a) => check_cmd(a),
         Cmd::Solve(a) => solve_cmd(a),
         Cmd::Limit(a) => limit_cmd(a),
+        Cmd::Explain(a) => explain_cmd(a),
         Cmd::ExportCsp { inputs } => export_cmd(&inputs),
         Cmd::Gen(a) => gen_cmd(a),
         Cmd::Completions { shell } => {
@@ -70,6 +72,18 @@ fn load(i: &Inputs, json: bool) -> Result<(Application, Cluster), ExitCode> {
         say(&format!("warning: {w}"));
     }
     Ok((inputs.app, inputs.cluster))
+}
+
+/// Reads both descriptions and a partial mapping to complete, if any.
+fn load_fixed(
+    i: &Inputs,
+    fix: Option<&Path>,
+    json: bool,
+) -> Result<(Application, Cluster, Option<parse::PartialMapping>), ExitCode> {
+    let (app, cluster) = load(i, json)?;
+    let fix =
+        fix.map(|f| parse::load_partial_mapping(f, &app, &cluster)).transpose().map_err(|e| bad_input(e, json))?;
+    Ok((app, cluster, fix))
 }
 
 /// A flag raised by Ctrl-C: searches stop and report the best answer so far.
@@ -199,8 +213,8 @@ fn terminal() -> bool {
 
 fn check_cmd(a: CheckArgs) -> ExitCode {
     let json = a.output.format == Format::Json;
-    let headroom = match a.headroom.headroom() {
-        Ok(h) => h,
+    let popts = match a.model.options() {
+        Ok(p) => p,
         Err(e) => return usage("--headroom", e, json),
     };
     let (app, cluster) = match load(&a.inputs, json) {
@@ -211,16 +225,27 @@ fn check_cmd(a: CheckArgs) -> ExitCode {
         Ok(m) => m,
         Err(e) => return bad_input(e, json),
     };
-    let r = verify::check(
-        &app,
-        &cluster,
-        &mapping,
-        &perf::Options { headroom, allocation: a.allocation.into(), ..Default::default() },
-    );
+    let r = verify::check(&app, &cluster, &mapping, &popts);
     let o = &a.output;
+    // An unsound mapping: the smallest single move that makes it sound (a few seconds at most).
+    let moves = (r.verdict == verify::Verdict::Unsound && matches!(o.format, Format::Text | Format::Json)).then(|| {
+        explain::smallest_moves(&app, &cluster, &mapping, &popts, Some(Instant::now() + Duration::from_secs(3)), 3)
+    });
     let text = match o.format {
-        Format::Text => report::check_text(&app, &cluster, &mapping, &r, &o.style(terminal())),
-        Format::Json => to_json(&report::check_json(&app, &cluster, &mapping, &r)),
+        Format::Text => {
+            let mut t = report::check_text(&app, &cluster, &mapping, &r, &o.style(terminal()));
+            if let Some(m) = &moves {
+                t += &report::moves_text(&app, &cluster, m, &o.style(terminal()));
+            }
+            t
+        }
+        Format::Json => {
+            let mut v = report::check_json(&app, &cluster, &mapping, &r);
+            if let (Some(m), Some(obj)) = (&moves, v.as_object_mut()) {
+                obj.insert("smallest_fix".into(), report::moves_json(&app, &cluster, m));
+            }
+            to_json(&v)
+        }
         Format::Dot => report::mapping_dot(&app, &cluster, &mapping, Some(&r), o.detail()),
         Format::Svg => report::cluster_svg(&app, &cluster, &mapping, Some(&r)),
     };
@@ -229,10 +254,11 @@ fn check_cmd(a: CheckArgs) -> ExitCode {
 
 fn solve_cmd(a: SolveArgs) -> ExitCode {
     let json = a.output.format == Format::Json;
-    let headroom = match a.headroom.headroom() {
-        Ok(h) => h,
+    let popts = match a.model.options() {
+        Ok(p) => p,
         Err(e) => return usage("--headroom", e, json),
     };
+    let headroom = popts.headroom;
     if let Some(out) = &a.out {
         let inputs: Vec<&Path> = [Some(&a.inputs.app), Some(&a.inputs.cluster), a.fix.as_ref()]
             .into_iter()
@@ -243,13 +269,9 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
             return usage("--out", msg, json);
         }
     }
-    let (app, cluster) = match load(&a.inputs, json) {
+    let (app, cluster, fix) = match load_fixed(&a.inputs, a.fix.as_deref(), json) {
         Ok(x) => x,
         Err(code) => return code,
-    };
-    let fix = match a.fix.as_ref().map(|f| parse::load_partial_mapping(f, &app, &cluster)).transpose() {
-        Ok(f) => f,
-        Err(e) => return bad_input(e, json),
     };
     let progress = ProgressDisplay::new(a.progress, a.minimize.is_some());
     let opts = SolveOptions {
@@ -260,7 +282,7 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
             seed: a.seed,
             ..Default::default()
         },
-        perf: perf::Options { headroom, allocation: a.allocation.into(), ..Default::default() },
+        perf: popts,
         minimize: a.minimize.map(|MinimizeArg::Nodes| Objective::Nodes),
         stop: Some(stop_flag()),
         progress: progress.callback.clone(),
@@ -272,11 +294,48 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
         lns: !a.no_lns,
     };
     let outcome = headroom::solve(&app, &cluster, fix.as_ref(), &opts);
+    // Infeasible: the conflict, when a reason found before search makes it cheap or when asked.
+    let cheap = !outcome.reasons.is_empty();
+    let why = (outcome.status == Status::Infeasible && (cheap || a.explain)).then(|| {
+        let eopts = explain::ExplainOptions {
+            solve: searching(&opts),
+            // Asked for: the search's own time limit (or a minute); by default a few seconds, after
+            // which the conflict found so far is printed, marked not minimal.
+            time_limit: Some(if a.explain {
+                a.time_limit.unwrap_or(Duration::from_secs(60))
+            } else {
+                Duration::from_secs(5)
+            }),
+            per_call: Duration::from_secs(if a.explain { 10 } else { 2 }),
+            max_calls: if a.explain { None } else { Some(60) },
+            repairs: false,
+            jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            ..Default::default()
+        };
+        explain::explain(&app, &cluster, fix.as_ref(), None, Some(outcome.clone()), &eopts)
+    });
     progress.finish();
     let o = &a.output;
+    let conflict = why.as_ref().and_then(|e| e.conflict.as_ref());
     let text = match o.format {
-        Format::Text => report::solve_text(&app, &cluster, &outcome, &o.style(terminal())),
-        Format::Json => to_json(&report::solve_json(&app, &cluster, &outcome)),
+        Format::Text => {
+            let mut t = report::solve_text(&app, &cluster, &outcome, &o.style(terminal()));
+            match conflict {
+                Some(c) => t += &format!("\n{}", report::conflict_text(c, &o.style(terminal()))),
+                None if outcome.status == Status::Infeasible => {
+                    t += "\nNo reason was found before the search: `flowmap explain` (or `solve --explain`) finds a minimal conflict by solving changed instances, which takes longer than this proof; it also proposes repairs.\n"
+                }
+                None => {}
+            }
+            t
+        }
+        Format::Json => {
+            let mut v = report::solve_json(&app, &cluster, &outcome);
+            if let Some(c) = conflict {
+                report::add_conflict(&mut v, c);
+            }
+            to_json(&v)
+        }
         Format::Dot | Format::Svg => match &outcome.mapping {
             Some(m) if o.format == Format::Dot => {
                 report::mapping_dot(&app, &cluster, m, outcome.report.as_ref(), o.detail())
@@ -319,10 +378,11 @@ fn provenance(sub: &str, i: &Inputs, headroom: perf::Headroom) -> report::Proven
 
 fn limit_cmd(a: LimitArgs) -> ExitCode {
     let json = a.output.format == Format::Json;
-    let headroom = match a.headroom.headroom() {
-        Ok(h) => h,
+    let popts = match a.model.options() {
+        Ok(p) => p,
         Err(e) => return usage("--headroom", e, json),
     };
+    let headroom = popts.headroom;
     let (app, cluster) = match load(&a.inputs, json) {
         Ok(x) => x,
         Err(code) => return code,
@@ -331,14 +391,14 @@ fn limit_cmd(a: LimitArgs) -> ExitCode {
     let opts = SolveOptions {
         time_limit: a.time_limit,
         build: BuildOptions { seed: a.seed, ..Default::default() },
-        perf: perf::Options { headroom, allocation: a.allocation.into(), ..Default::default() },
+        perf: popts,
         stop: Some(stop_flag()),
         progress: progress.callback.clone(),
         ..Default::default()
     };
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1);
     let app_path = &a.inputs.app;
-    let src = match parse::read_file(app_path) {
+    let src = match parse::read_application(app_path) {
         Ok(s) => s,
         Err(e) => return bad_input(e, json),
     };
@@ -383,10 +443,46 @@ fn limit_cmd(a: LimitArgs) -> ExitCode {
         };
         (report::Target::Frequency(g), headroom::frequency_limit(&app, &cluster, g, &opts, 1000), None)
     };
+    // --explain: the conflict at the smallest infeasible value, and the limit each repair gives.
+    let explained = match (&target, a.explain, &outcome.smallest_infeasible) {
+        (_, true, Some(p)) => {
+            let param = match &target {
+                report::Target::Param(n) => Some(n.to_string()),
+                report::Target::Frequency(_) => None,
+            };
+            match limit_explanation(
+                &a.inputs,
+                &app,
+                &cluster,
+                param.as_deref(),
+                p.value,
+                &outcome,
+                &target,
+                &opts,
+                jobs,
+            ) {
+                Ok(x) => Some(x),
+                Err(e) => return usage("--explain", e, json),
+            }
+        }
+        _ => None,
+    };
     progress.finish();
     let o = &a.output;
+    let base = overlay_base(&a.inputs);
     let text = match o.format {
-        Format::Json => to_json(&report::limit_json(&app, &cluster, &target, &outcome)),
+        Format::Json => {
+            let mut v = report::limit_json(&app, &cluster, &target, &outcome);
+            if let (Some((app_v, e, news)), Some(obj)) = (&explained, v.as_object_mut()) {
+                let mut x = report::explain_json(app_v, &cluster, e, &base);
+                x["new_limits"] = serde_json::json!(news
+                    .iter()
+                    .map(|(i, l)| serde_json::json!({"repair": e.repairs[*i].description, "limit": l}))
+                    .collect::<Vec<_>>());
+                obj.insert("explain".into(), x);
+            }
+            to_json(&v)
+        }
         Format::Svg => {
             let curve = make.map(|f| report::probe_curve(&*f, &cluster, &outcome, &opts.perf)).unwrap_or_default();
             report::limit_svg(&app, &cluster, &target, &outcome, &curve, headroom)
@@ -398,7 +494,19 @@ fn limit_cmd(a: LimitArgs) -> ExitCode {
             }
             None => String::new(),
         },
-        Format::Text => report::limit_text(&app, &cluster, &target, &outcome, &o.style(terminal())),
+        Format::Text => {
+            let mut t = report::limit_text(&app, &cluster, &target, &outcome, &o.style(terminal()));
+            match &explained {
+                Some((app_v, e, news)) => {
+                    t += &report::limit_explain_text(app_v, &cluster, e, news, &base, &o.style(terminal()))
+                }
+                None if outcome.smallest_infeasible.is_some() => {
+                    t += "\n(--explain: a minimal conflict at the smallest infeasible value and the repairs that raise the limit; it solves changed instances, which takes longer)\n"
+                }
+                None => {}
+            }
+            t
+        }
     };
     use solve::limit::LimitStatus as L;
     let code = match outcome.status {
@@ -407,6 +515,189 @@ fn limit_cmd(a: LimitArgs) -> ExitCode {
         L::Unknown | L::NonMonotone => ExitCode::from(3),
     };
     emit_then(&text, code)
+}
+
+/// The options of the solves an explanation makes: the search's seed, headroom and stop flag.
+fn searching(opts: &SolveOptions) -> SolveOptions {
+    SolveOptions { stop: opts.stop.clone(), perf: opts.perf.clone(), build: opts.build.clone(), ..Default::default() }
+}
+
+/// The file names an overlay saved next to the inputs extends, and the `--set` values.
+fn overlay_base(i: &Inputs) -> report::OverlayBase {
+    let name = |p: &Path| p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    report::OverlayBase {
+        app: name(&i.app),
+        cluster: name(&i.cluster),
+        set: i.set.iter().map(|o| format!("{}={}", o.name, o.value)).collect(),
+    }
+}
+
+/// Rebuilds the application from its file with one more parameter override (the `--set`
+/// values given stay, unless overridden).
+fn remake(i: &Inputs, extra: &[Override]) -> Result<Application, String> {
+    let mut o = i.set.clone();
+    o.retain(|x| !extra.iter().any(|y| y.name == x.name));
+    o.extend(extra.iter().cloned());
+    parse::load_application(&i.app, &o).map_err(|e| e.to_string())
+}
+
+type LimitExplained<'a> = (Application, explain::Explanation, Vec<(usize, Option<f64>)>);
+
+/// `limit --explain`: explains the smallest infeasible value and, for the three best repairs that
+/// mean the same at every value, finds the new limit.
+#[allow(clippy::too_many_arguments)]
+fn limit_explanation<'a>(
+    inputs: &Inputs,
+    app: &Application,
+    cluster: &Cluster,
+    param: Option<&str>,
+    value: f64,
+    outcome: &solve::limit::LimitOutcome,
+    target: &report::Target,
+    opts: &SolveOptions,
+    jobs: usize,
+) -> Result<LimitExplained<'a>, String> {
+    let p = outcome.smallest_infeasible.as_ref().expect("an infeasible value");
+    let at = |n: &str, x: f64| -> Result<Application, String> {
+        let mut extra = vec![Override { name: n.to_string(), value: x }];
+        if let Some(q) = param.filter(|q| *q != n) {
+            extra.push(Override { name: q.to_string(), value });
+        }
+        remake(inputs, &extra)
+    };
+    let app_v = match (param, target) {
+        (Some(q), _) => at(q, value)?,
+        (None, report::Target::Frequency(g)) => {
+            let mut a = app.clone();
+            a.requirements.push(flowmap::model::Requirement::MinFrequency {
+                name: "limit probe".into(),
+                group: *g,
+                hz: value,
+            });
+            a
+        }
+        _ => app.clone(),
+    };
+    let eopts = explain::ExplainOptions { solve: searching(opts), jobs, ..Default::default() };
+    let make = (param.is_some()).then_some(&at as explain::MakeApp);
+    let e = explain::explain(&app_v, cluster, None, make, Some(p.outcome.clone()), &eopts);
+    let mut news = Vec::new();
+    if let Some(q) = param {
+        let integer = value.fract() == 0.0;
+        for (i, r) in e.repairs.iter().enumerate().filter(|(_, r)| r.changes.iter().all(|c| c.parameter_free())).take(3)
+        {
+            let changed = |x: f64| -> Result<Application, String> {
+                explain::apply(&at(q, x)?, cluster, None, &r.changes, None).map(|i| i.app)
+            };
+            let lim = explain::apply(&app_v, cluster, None, &r.changes, None)
+                .ok()
+                .and_then(|inst| headroom::param_limit(&changed, &inst.cluster, value, None, integer, jobs, opts).ok())
+                .and_then(|o| o.largest_feasible.map(|l| l.value));
+            news.push((i, lim));
+        }
+    }
+    Ok((app_v, e, news))
+}
+
+fn explain_cmd(a: ExplainArgs) -> ExitCode {
+    let json = a.output.format == Format::Json;
+    let popts = match a.model.options() {
+        Ok(p) => p,
+        Err(e) => return usage("--headroom", e, json),
+    };
+    let headroom = popts.headroom;
+    if matches!(a.output.format, Format::Dot | Format::Svg) {
+        return usage("--format", "explain prints text or json".into(), json);
+    }
+    // Checked before any work is done, as --out is.
+    if let Some(dir) = a.write_repairs.as_deref().filter(|d| d.exists() && !d.is_dir()) {
+        return usage("--write-repairs", format!("{} exists and is not a directory", dir.display()), json);
+    }
+    let (app, cluster, fix) = match load_fixed(&a.inputs, a.fix.as_deref(), json) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1);
+    let opts = explain::ExplainOptions {
+        solve: SolveOptions {
+            build: BuildOptions { seed: a.seed, ..Default::default() },
+            perf: popts,
+            stop: Some(stop_flag()),
+            ..Default::default()
+        },
+        time_limit: Some(a.time_limit),
+        per_call: a.call_limit,
+        repair_call: a.call_limit.min(Duration::from_secs(3)),
+        max_calls: None,
+        repairs: !a.no_repairs,
+        jobs,
+    };
+    let make = |n: &str, v: f64| remake(&a.inputs, &[Override { name: n.to_string(), value: v }]);
+    let progress = ProgressDisplay::new(false, false);
+    let e = explain::explain(&app, &cluster, fix.as_ref(), Some(&make), None, &opts);
+    progress.finish();
+    let base = overlay_base(&a.inputs);
+    let o = &a.output;
+    let text = match o.format {
+        Format::Json => to_json(&report::explain_json(&app, &cluster, &e, &base)),
+        _ => report::explain_text(&app, &cluster, &e, &base, &o.style(terminal())),
+    };
+    let written = emit(&text);
+    if let Some(dir) = &a.write_repairs {
+        if let Err(err) = write_repairs(dir, &a.inputs, &app, &cluster, fix.as_ref(), &e, &make, headroom) {
+            say(&format!("error: {err}"));
+            return ExitCode::from(IO_ERROR);
+        }
+    }
+    if let Err(code) = written {
+        return code;
+    }
+    match e.outcome.status {
+        Status::Feasible | Status::Optimal => ExitCode::SUCCESS,
+        Status::Infeasible => ExitCode::from(1),
+        Status::Unknown => ExitCode::from(3),
+    }
+}
+
+/// `explain --write-repairs DIR`: each repair's overlay (extending the inputs by absolute path)
+/// and the sound mapping found for it.
+#[allow(clippy::too_many_arguments)]
+fn write_repairs(
+    dir: &Path,
+    inputs: &Inputs,
+    app: &Application,
+    cluster: &Cluster,
+    fix: Option<&parse::PartialMapping>,
+    e: &explain::Explanation,
+    make: explain::MakeApp,
+    headroom: perf::Headroom,
+) -> Result<(), String> {
+    let abs = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf()).display().to_string();
+    let full =
+        report::OverlayBase { app: abs(&inputs.app), cluster: abs(&inputs.cluster), set: overlay_base(inputs).set };
+    std::fs::create_dir_all(dir).map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
+    for (i, r) in e.repairs.iter().enumerate() {
+        let (target, text) = report::repair_overlay(app, cluster, r, &full);
+        let mut files = vec![];
+        match target {
+            "cluster" => files.push((format!("repair-{}-cluster.toml", i + 1), text)),
+            "application" => files.push((format!("repair-{}-app.toml", i + 1), text)),
+            _ => {}
+        }
+        // The sound mapping found for the changed instance, for `flowmap check`.
+        if let Ok(inst) = explain::apply(app, cluster, fix, &r.changes, Some(make)) {
+            let from = provenance("explain", inputs, headroom);
+            files.push((
+                format!("repair-{}-mapping.toml", i + 1),
+                report::mapping_toml(&inst.app, &inst.cluster, &r.mapping, &from),
+            ));
+        }
+        for (file, text) in files {
+            let path = dir.join(file);
+            report::write_file(&path, &text).map_err(|err| format!("cannot write {}: {err}", path.display()))?;
+        }
+    }
+    Ok(())
 }
 
 fn export_cmd(i: &Inputs) -> ExitCode {

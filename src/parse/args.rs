@@ -14,6 +14,16 @@ pub fn time_limit(s: &str) -> Result<Duration, String> {
     }
 }
 
+/// `explain --time-limit` and `--call-limit`: as [`time_limit`], but above 0 (an explanation
+/// solves changed instances; with no time each would be undecided).
+pub fn positive_time_limit(s: &str) -> Result<Duration, String> {
+    let max = caps::TIME_LIMIT_S;
+    match time_limit(s) {
+        Ok(t) if !t.is_zero() => Ok(t),
+        _ => Err(format!("expected a number of seconds above 0 and at most {max}, got \"{s}\"")),
+    }
+}
+
 /// `--jobs N`: a whole number from 1 to [`caps::JOBS`].
 pub fn jobs(s: &str) -> Result<usize, String> {
     let max = caps::JOBS;
@@ -59,6 +69,14 @@ mod tests {
         assert_eq!(time_limit("0").unwrap(), Duration::ZERO);
         for bad in ["-1", "1e300", "inf", "NaN", "", "two", "1000001"] {
             assert!(time_limit(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn explain_time_limits_are_above_zero() {
+        assert_eq!(positive_time_limit("0.5").unwrap(), Duration::from_millis(500));
+        for bad in ["0", "-1", "1000001", "inf", "x"] {
+            assert!(positive_time_limit(bad).is_err(), "{bad}");
         }
     }
 

@@ -108,8 +108,8 @@ impl Draft {
     }
 }
 
-/// Files in an `extends` chain.
-const MAX_CHAIN: usize = 32;
+/// Files in an `extends` chain (cluster or application).
+pub(super) const MAX_CHAIN: usize = 32;
 
 pub(super) fn load(path: &Path, chain: &mut Vec<PathBuf>) -> Result<Cluster, InputErrors> {
     let draft = load_draft(path, super::read_file(path)?, chain)?;

@@ -38,7 +38,8 @@ impl<'a> Doc<'a> {
         Sink::new(self.file)
     }
 
-    fn error(&self, e: &toml::de::Error) -> InputError {
+    /// A TOML syntax or shape error, with its line (and the closest spelling of a misspelt key).
+    pub fn error(&self, e: &toml::de::Error) -> InputError {
         let line = e.span().map(|s| self.line_at(s.start));
         InputError::new(self.file, line, "TOML", with_suggestion(&e.message().replace('\n', " ")))
     }

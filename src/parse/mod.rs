@@ -12,6 +12,7 @@ mod cluster;
 mod doc;
 mod expr;
 mod mapping;
+mod overlay;
 mod suggest;
 mod units;
 
@@ -101,10 +102,32 @@ fn read_checked(path: &Path, pipes: bool) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| format!("is not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
 }
 
+/// The text of an application file, merged into its base when it `extends` one (an application
+/// overlay, `overlay`), and a function that relabels the merged text's errors (the overlay's
+/// file, no line).
+fn application_source(path: &Path) -> Result<(String, impl Fn(InputErrors) -> InputErrors), InputErrors> {
+    let src = read_file(path)?;
+    let file = path.display().to_string();
+    let merged = overlay::merged(path, &src)?;
+    let relabel = {
+        let is_merged = merged.is_some();
+        move |e: InputErrors| if is_merged { overlay::relabel(e, &file) } else { e }
+    };
+    Ok((merged.unwrap_or(src), relabel))
+}
+
+/// The text of an application file, merged into its base when it `extends` one (for callers
+/// that parse it several times, e.g. once per parameter value).
+pub fn read_application(path: &Path) -> Result<String, InputErrors> {
+    Ok(application_source(path)?.0)
+}
+
 /// Reads and validates an application description on its own (node names in `allowed_nodes` and
-/// `pin` and processor types are checked only against a cluster: see [`load_inputs`]).
+/// `pin` and processor types are checked only against a cluster: see [`load_inputs`]), following
+/// `extends`.
 pub fn load_application(path: &Path, overrides: &[Override]) -> Result<Application, InputErrors> {
-    application_from_str(&read_file(path)?, &path.display().to_string(), overrides)
+    let (src, relabel) = application_source(path)?;
+    application_from_str(&src, &path.display().to_string(), overrides).map_err(relabel)
 }
 
 /// Reads and validates a cluster description, following `extends` chains.
@@ -125,15 +148,15 @@ pub struct Inputs {
 /// types against the cluster. The problems of both files are reported together.
 pub fn load_inputs(app: &Path, cluster: &Path, overrides: &[Override]) -> Result<Inputs, InputErrors> {
     let c = load_cluster(cluster);
-    let src = read_file(app)?;
+    let (src, relabel) = application_source(app)?;
     let file = app.display().to_string();
     match c {
         Ok(cluster) => {
-            let (app, warnings) = application_for_cluster(&src, &file, overrides, &cluster)?;
+            let (app, warnings) = application_for_cluster(&src, &file, overrides, &cluster).map_err(&relabel)?;
             Ok(Inputs { app, cluster, warnings })
         }
         Err(ce) => {
-            let ae = application_from_str(&src, &file, overrides).err();
+            let ae = application_from_str(&src, &file, overrides).err().map(relabel);
             Err(InputErrors::join(ae, Some(ce)).expect("cluster errors"))
         }
     }

@@ -10,6 +10,7 @@ mod chart;
 mod diagnostics;
 mod dot;
 mod errors;
+mod explain;
 mod export;
 mod file;
 mod gen;
@@ -24,6 +25,10 @@ mod text;
 pub use chart::{limit_svg, probe_curve, utilisation};
 pub use dot::{mapping_dot, Detail};
 pub use errors::errors_json;
+pub use explain::{
+    add_conflict, conflict_text, explain_json, explain_text, limit_explain_text, moves_json, moves_text,
+    repair_overlay, OverlayBase,
+};
 pub use export::export_json;
 pub use file::write_file;
 pub use gen::{gen_app_toml, gen_cluster_toml, gen_mapping_toml};

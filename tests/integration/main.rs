@@ -5,6 +5,7 @@ mod bad_input;
 mod cli;
 mod cli_io;
 mod dependencies;
+mod explain;
 mod fuzz;
 mod generated;
 mod hand;
