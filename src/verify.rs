@@ -208,6 +208,20 @@ fn placement(app: &Application, cluster: &Cluster, mapping: &Mapping, d: &mut Ve
                     ))
                     .0 += 1;
             }
+            // A mapping built in memory may say "local" for an edge between two nodes (files
+            // cannot): as unsound as an unreachable pair.
+            Route::Local if ns != nt => {
+                let cname = cname();
+                let key = (cname.clone(), format!("local {}-{}", cluster.node(ns).name, cluster.node(nt).name));
+                let msg = format!(
+                    "{}: routed as local, but its ends are on nodes {} and {}",
+                    app.edge_name(e),
+                    cluster.node(ns).name,
+                    cluster.node(nt).name
+                );
+                let subj = vec![cname.clone(), cluster.node(ns).name.clone(), cluster.node(nt).name.clone()];
+                bad.entry(key).or_insert((0, msg, subj)).0 += 1;
+            }
             Route::Local => {}
         }
     }

@@ -74,6 +74,7 @@ pub fn solve_json(app: &Application, cluster: &Cluster, o: &Outcome) -> Value {
             "class_bound": o.stats.class_bound,
             "bound_s": (o.stats.bound_s * 1e6).round() / 1e6,
             "lns_s": (o.stats.lns_s * 1e6).round() / 1e6,
+            "walk_s": (o.stats.walk_s * 1e6).round() / 1e6,
             "lns": {
                 "iterations": o.stats.lns.iterations,
                 "improvements": o.stats.lns.improvements,

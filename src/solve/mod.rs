@@ -9,6 +9,7 @@ pub mod greedy;
 pub mod limit;
 pub mod lns;
 mod nogood;
+pub mod walk;
 
 use crate::csp::{Analysis, BuildOptions, Lit, Model};
 use crate::model::{Application, Cluster, Mapping, Placement, Route};
@@ -60,7 +61,7 @@ pub struct Stats {
     pub greedy_s: f64,
     /// Nodes used by the greedy warm start's sound mapping, if it found one.
     pub greedy_nodes: Option<i64>,
-    /// Who found the mapping returned: "greedy" or "search".
+    /// Who found the mapping returned: "greedy", "walk", "lns" or "search".
     pub found_by: Option<&'static str>,
     /// Optional CSP families left out because they would be too large.
     pub skipped: Vec<&'static str>,
@@ -73,6 +74,9 @@ pub struct Stats {
     /// Large-neighbourhood search: time spent and what it did.
     pub lns_s: f64,
     pub lns: lns::LnsStats,
+    /// The verifier-guided walk (`walk`), run when the greedy mapper finds no sound mapping:
+    /// time spent.
+    pub walk_s: f64,
 }
 
 #[derive(Clone, Debug)]
@@ -204,6 +208,27 @@ pub fn nodes_lower_bound(app: &Application, cluster: &Cluster, an: &Analysis, fi
     }
     (pinned.len() as i64).max(k as i64).max(if app.graph.node_count() > 0 { 1 } else { 0 })
 }
+
+/// Steps of the verifier-guided walk (each checks one move per node of the moved object's
+/// domain), without a time limit.
+const WALK_STEPS: usize = 20_000;
+/// The walk's steps: bounded by the time limit when there is one, else `WALK_STEPS`.
+fn walk_steps(opts: &SolveOptions) -> usize {
+    if opts.time_limit.is_some() {
+        usize::MAX
+    } else {
+        WALK_STEPS
+    }
+}
+
+/// The CSP's first slice before the walk (feasibility), at most.
+const CSP_FIRST: Duration = Duration::from_secs(3);
+
+/// Below this CSP size (placement and edge-end literals) the CSP decides at once: no walk.
+const WALK_MIN_CSP: usize = 500;
+
+/// The walk's time when the CSP is built after it.
+const WALK_CAP: Duration = Duration::from_secs(10);
 
 /// The static CSP in solver-neutral form (`flowmap export-csp`), for reference solvers.
 /// Why `export_csp` wrote no model.
@@ -458,6 +483,56 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             return finish(status, best, static_bound, stats);
         }
     }
+    // No sound construction: a verifier-guided walk from a forced one, within a quarter of
+    // the time left, at most WALK_CAP when the CSP can still decide (it may have to prove that
+    // no mapping exists). Measured on the hard corpus: it finds mappings where the CSP and LNS,
+    // whose models relax the CPU allocation, see most candidates rejected.
+    let size = csp_size(app, &an);
+    let walk_useful = best.is_none() && opts.warm_start && opts.lns && size > WALK_MIN_CSP;
+    // Feasibility, no sound construction, a CSP that fits: the CSP first gets a short slice,
+    // in which it decides most instances it can decide at all (FluidParticle's infeasible
+    // `limit` probes: 33 ms), before the walk takes its share.
+    if walk_useful && !minimizing && size <= opts.max_csp_size && !term.should_stop() {
+        let left = opts.time_limit.map(|l| l.saturating_sub(start.elapsed())).unwrap_or(CSP_FIRST);
+        let quick = SolveOptions { time_limit: Some(start.elapsed() + (left / 8).min(CSP_FIRST)), ..opts.clone() };
+        let r = search(Job {
+            app,
+            cluster,
+            an: &an,
+            fix,
+            opts: &quick,
+            seed: opts.build.seed,
+            incumbent: None,
+            static_bound,
+            done: None,
+            at_most: None,
+            start,
+        });
+        merge(&mut stats, &r.stats);
+        if matches!(r.status, Status::Feasible | Status::Infeasible) {
+            return finish(r.status, r.best, r.bound, stats);
+        }
+    }
+    if walk_useful && !term.should_stop() {
+        let t = Instant::now();
+        let cx =
+            greedy::Ctx { app, cluster, an: &an, fix, popts: &opts.perf, filter_locality: opts.build.filter_locality };
+        let cap = if size <= opts.max_csp_size { WALK_CAP } else { Duration::MAX };
+        let slice_end = opts.time_limit.map(|l| t + ((start + l).saturating_duration_since(t) / 4).min(cap));
+        let mut stop = || term.should_stop() || slice_end.is_some_and(|e| Instant::now() >= e);
+        let first = greedy::construct_forced(cx, greedy::STRATEGIES[0]);
+        if let Some((m, r)) = walk::repair(cx, first, opts.build.seed, walk_steps(opts), &mut stop) {
+            let k = nodes_used(&m);
+            stats.found_by = Some("walk");
+            best = Some((m, r, k));
+        }
+        stats.walk_s = t.elapsed().as_secs_f64();
+        match &best {
+            Some(_) if !minimizing => return finish(Status::Feasible, best, 0, stats),
+            Some(b) if b.2 <= static_bound => return finish(Status::Optimal, best, static_bound, stats),
+            _ => {}
+        }
+    }
     // Large-neighbourhood search: repairs an unsound construction, then (minimising) empties
     // nodes. With a full CSP to fall back on it gets a slice of the time and stops when it
     // stalls; without one it is the search.
@@ -522,6 +597,27 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     if !csp_fits || term.should_stop() {
         if !csp_fits {
             stats.skipped.push("csp");
+        }
+        // Still no sound mapping and time left: the walk again, from another construction,
+        // until the end.
+        if best.is_none() && opts.warm_start && opts.lns && !term.should_stop() {
+            let t = Instant::now();
+            let cx = greedy::Ctx {
+                app,
+                cluster,
+                an: &an,
+                fix,
+                popts: &opts.perf,
+                filter_locality: opts.build.filter_locality,
+            };
+            let first = greedy::construct_forced(cx, greedy::STRATEGIES[1]);
+            let seed = opts.build.seed.wrapping_add(1);
+            if let Some((m, r)) = walk::repair(cx, first, seed, walk_steps(opts), &mut || term.should_stop()) {
+                let k = nodes_used(&m);
+                stats.found_by = Some("walk");
+                best = Some((m, r, k));
+            }
+            stats.walk_s += t.elapsed().as_secs_f64();
         }
         let status = if best.is_some() { Status::Feasible } else { Status::Unknown };
         return finish(status, best, static_bound, stats);
