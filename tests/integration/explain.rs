@@ -159,6 +159,14 @@ fn apply_repairs(case: &Case, e: &Explanation, fix: Option<&PartialMapping>) -> 
                 // Lines for the mapping file: `[place] "obj" = "node"`.
                 let f = fix.as_mut().expect("a mapping");
                 for l in text.lines() {
+                    // `remove the [[route]] entries of "conn"`: the solver chooses its networks.
+                    if let Some(c) = l.strip_prefix("remove the [[route]] entries of ") {
+                        let c = app.connections.iter().find(|x| x.name == c.trim_matches('"')).expect("a connection");
+                        for &e in &c.edges {
+                            f.network[e.index()] = None;
+                        }
+                        continue;
+                    }
                     let rest = l.strip_prefix("[place] ").expect("a placement line");
                     let (o, n) = rest.split_once(" = ").unwrap();
                     let o = app.find_object(o.trim_matches('"')).unwrap();
@@ -220,6 +228,24 @@ fn texec_repair(e: &Explanation) -> f64 {
         _ => None,
     })
     .expect("a T_exec repair")
+}
+
+/// The bandwidth a repair gives (the first).
+fn bandwidth_repair(e: &Explanation) -> f64 {
+    changed(e, |ch| match ch {
+        explain::Change::Bandwidth { bandwidth, .. } => Some(*bandwidth),
+        _ => None,
+    })
+    .expect("a bandwidth repair")
+}
+
+/// The volume a repair gives (the first).
+fn volume_repair(e: &Explanation) -> f64 {
+    changed(e, |ch| match ch {
+        explain::Change::Volume { bytes, .. } => Some(*bytes),
+        _ => None,
+    })
+    .expect("a volume repair")
 }
 
 /// The first value `pick` finds among the repairs' changes.
@@ -319,17 +345,9 @@ volume = "2 MB"
         expect(&[("pin", &["src", "n1"]), ("pin", &["dst", "n2"]), ("bandwidth", &["net"]), ("volume", &["src->dst"])]),
     );
     let c = e.conflict.as_ref().unwrap();
-    let bw = changed(&e, |ch| match ch {
-        explain::Change::Bandwidth { bandwidth, .. } => Some(*bandwidth),
-        _ => None,
-    })
-    .expect("a bandwidth repair");
+    let bw = bandwidth_repair(&e);
     assert!((200e6..=200.5e6).contains(&bw), "{bw}");
-    let vol = changed(&e, |ch| match ch {
-        explain::Change::Volume { bytes, .. } => Some(*bytes),
-        _ => None,
-    })
-    .expect("a volume repair");
+    let vol = volume_repair(&e);
     assert!((0.998e6..=1e6).contains(&vol), "{vol}");
     // The cut: n2 receives one edge of at least 200 MB/s; its link carries 100 MB/s.
     assert!(
@@ -501,6 +519,137 @@ load = 0.5
         repairs.iter().any(|r| r == "place a on n2 instead of n1" || r == "place b on n2 instead of n1"),
         "{repairs:?}"
     );
+}
+
+#[test]
+fn route_of_a_fixed_mapping() {
+    // src paces itself at 100 Hz and sends 1 MB per message: 100 MB/s. The mapping places src on
+    // n1, dst on n2 and routes src->dst on `slow` (10 MB/s); `fast` (1 GB/s) would carry it.
+    // Conflict: both placements, the route, slow's bandwidth and the volume (any one relaxed:
+    // the edge goes local, on fast, or fits). Repairs by hand: slow >= 1 MB x 100 Hz = 100 MB/s;
+    // volume <= 10 MB/s / 100 Hz = 100 kB; drop the route; or put both ends on one node.
+    let cluster = r#"
+name = "two-nets"
+[[networks]]
+name = "slow"
+bandwidth = "10 MB/s"
+latency = "0.01 ms"
+[[networks]]
+name = "fast"
+bandwidth = "1 GB/s"
+latency = "0.01 ms"
+[[nodes]]
+names = "n1..n2"
+cpus = 2
+processor = "x"
+networks = ["slow", "fast"]
+"#;
+    let app = r#"
+name = "routed"
+[[modules]]
+name = "src"
+texec = "10 ms"
+load = 0.5
+[[modules]]
+name = "dst"
+texec = "5 ms"
+load = 0.5
+[[connections]]
+from = "src"
+to = "dst"
+volume = "1 MB"
+"#;
+    let case = Case::inline("route", app, cluster);
+    let fix = parse::mapping_from_str(
+        "[place]\nsrc = \"n1\"\ndst = \"n2\"\n[[route]]\nconnection = \"src->dst\"\nnetwork = \"slow\"\n",
+        "m.toml",
+        &case.app,
+        &case.cluster,
+    )
+    .unwrap();
+    let (e, repairs) = explained(
+        &case,
+        Some(&fix),
+        expect(&[
+            ("pin", &["src", "n1"]),
+            ("pin", &["dst", "n2"]),
+            ("route", &["src->dst"]),
+            ("bandwidth", &["slow"]),
+            ("volume", &["src->dst"]),
+        ]),
+    );
+    assert!(repairs.iter().any(|r| r.starts_with("let the solver choose the networks of src->dst")), "{repairs:?}");
+    let bw = bandwidth_repair(&e);
+    assert!((100e6..=100.5e6).contains(&bw), "{bw}");
+    let vol = volume_repair(&e);
+    assert!((0.998e5..=1e5).contains(&vol), "{vol}");
+}
+
+#[test]
+fn out_of_calls_returns_the_smallest_proven_not_minimal() {
+    // With no solve call allowed, the only set proven infeasible is the whole instance (the
+    // original answer): explain returns it, marked not minimal, and it is infeasible (checked
+    // here by solving). With calls allowed, the same instance gives the minimal conflict of 3.
+    let app = "name = \"pins\"\n[[modules]]\nname = \"a\"\ntexec = \"10 ms\"\nload = 0.5\npin = [\"n1\"]\n[[modules]]\nname = \"b\"\ntexec = \"10 ms\"\nload = 0.5\npin = [\"n1\"]\n";
+    let case = Case::inline("calls", app, TWO_NODES_ONE_CPU);
+    let opts = ExplainOptions { repairs: false, max_calls: Some(0), jobs: 1, ..Default::default() };
+    let e = explain::explain(&case.app, &case.cluster, None, None, None, &opts);
+    assert_eq!(e.outcome.status, Status::Infeasible);
+    let c = e.conflict.as_ref().unwrap();
+    assert!(!c.minimal);
+    let facts = Facts::new(&case.app, &case.cluster, None);
+    assert_eq!(c.facts.len(), facts.list.len(), "{:?}", shape(c));
+    let mut keep = vec![false; facts.list.len()];
+    for n in &c.facts {
+        keep[facts.list.iter().position(|f| *f == n.fact).unwrap()] = true;
+    }
+    let inst = facts.instance(&keep).unwrap();
+    assert_eq!(solve::solve(&inst.app, &inst.cluster, inst.fix.as_ref(), &solve_opts()).status, Status::Infeasible);
+    // The text and the JSON say so.
+    let base = OverlayBase { app: "app.toml".into(), cluster: "cluster.toml".into(), set: vec![] };
+    let text = report::explain_text(&case.app, &case.cluster, &e, &base, &Default::default());
+    assert!(text.contains("not shown minimal within the limits"), "{text}");
+    assert_eq!(report::explain_json(&case.app, &case.cluster, &e, &base)["minimal"], false);
+    let e = case.explain(None, false);
+    assert!(e.conflict.as_ref().unwrap().minimal && e.conflict.unwrap().facts.len() == 3);
+}
+
+#[test]
+fn check_smallest_move() {
+    // a and b pace themselves and are both on n1 (1 CPU): unsound. Moving either to n2 (1 CPU,
+    // idle) makes it sound; the diagnostics name a first, so the first fix moves a. Applied to
+    // the mapping file, `check` then says sound (exit 0).
+    let app = "name = \"two\"\n[[modules]]\nname = \"a\"\ntexec = \"10 ms\"\nload = 0.5\n[[modules]]\nname = \"b\"\ntexec = \"10 ms\"\nload = 0.5\n";
+    let case = Case::inline("moves", app, TWO_NODES_ONE_CPU);
+    let (a, c) = (case.app_path.to_str().unwrap(), case.cluster_path.to_str().unwrap());
+    let m = case.dir.join("m.toml");
+    std::fs::write(&m, "[place]\na = \"n1\"\nb = \"n1\"\n").unwrap();
+    let o = flowmap(&["check", a, c, m.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let found = v["smallest_fix"]["found"].as_array().unwrap();
+    assert!(!found.is_empty(), "{v}");
+    for f in found {
+        assert!(f["change"] == "move a from n1 to n2" || f["change"] == "move b from n1 to n2", "{f}");
+    }
+    let text = String::from_utf8_lossy(&flowmap(&["check", a, c, m.to_str().unwrap()]).stdout).to_string();
+    assert!(text.contains("Smallest fix: move a from n1 to n2"), "{text}");
+    // The printed line, applied.
+    assert!(text.contains("[place] \"a\" = \"n2\""), "{text}");
+    std::fs::write(&m, "[place]\na = \"n2\"\nb = \"n1\"\n").unwrap();
+    assert_eq!(flowmap(&["check", a, c, m.to_str().unwrap()]).status.code(), Some(0));
+    // Three on n1: any one move leaves two self-paced modules on n1's one CPU, so no single
+    // move helps; every candidate is checked (3 objects x 1 other node, no routes).
+    let app3 = "name = \"three\"\n[[modules]]\nname = \"w\"\ninstances = 3\ntexec = \"10 ms\"\nload = 0.5\n";
+    let case = Case::inline("moves3", app3, TWO_NODES_ONE_CPU);
+    let (a, c) = (case.app_path.to_str().unwrap(), case.cluster_path.to_str().unwrap());
+    let m = case.dir.join("m.toml");
+    std::fs::write(&m, "[place]\nw = [\"n1\", \"n1\", \"n1\"]\n").unwrap();
+    let o = flowmap(&["check", a, c, m.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["smallest_fix"]["found"].as_array().unwrap().len(), 0, "{v}");
+    assert_eq!((v["smallest_fix"]["complete"].as_bool(), v["smallest_fix"]["tried"].as_u64()), (Some(true), Some(3)));
 }
 
 #[test]
