@@ -526,6 +526,8 @@ fn solve_answers_most_hard_50x16_instances_and_never_wrongly() {
             if let Some(m) = &o.mapping {
                 let r = verify::check(&i.app, &i.cluster, m, &Options::default());
                 assert_eq!(r.verdict, verify::Verdict::Sound, "seed {seed} {kind:?}");
+                let stray = crate::realistic::nonlocal_filters(&i.app, m);
+                assert!(stray.is_empty(), "seed {seed} {kind:?}: filters off their neighbours' nodes: {stray:?}");
                 answered += 1;
             }
         }
