@@ -47,6 +47,8 @@ pub struct Ctx<'a> {
     /// A filter goes on the node of one of its sources or destinations (CP paper, Section 4.2),
     /// as the CSP's `filter-locality` family demands unless `--no-filter-locality`.
     pub filter_locality: bool,
+    /// A construction past this instant gives up (forced ones do not).
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// A node choice: preference tuple (higher is better), node, routes of the placed edges.
@@ -576,7 +578,12 @@ fn construct_with(cx: Ctx, st: Strategy, forced: bool) -> Option<Mapping> {
     // Under filter locality a filter waits until one of its neighbours is placed.
     let mut waiting: Vec<ObjectId> = Vec::new();
     let mut queue: VecDeque<ObjectId> = order(app, an).into();
+    let mut placed = 0usize;
     while let Some(o) = queue.pop_front() {
+        placed += 1;
+        if !forced && placed.is_multiple_of(64) && cx.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            return None;
+        }
         if cx.filter_locality && !app.object(o).is_module() && !s.has_placed_neighbour(o) && !queue.is_empty() {
             waiting.push(o);
             continue;

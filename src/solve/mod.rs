@@ -423,7 +423,12 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             stats,
         };
     }
-    let mut term = Stop::new(opts);
+    // The budget counts from the start of `solve` (the analysis and presolve are spent).
+    let mut term = Stop {
+        budget: opts.time_limit.map(|l| TimeBudget::starting_now(l.saturating_sub(start.elapsed()))),
+        flag: opts.stop.clone(),
+        done: None,
+    };
     let static_bound = nodes_lower_bound(
         app,
         cluster,
@@ -463,8 +468,15 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     let mut best: Option<(Mapping, Report, i64)> = None;
     if opts.warm_start && !term.should_stop() {
         let t = Instant::now();
-        let cx =
-            greedy::Ctx { app, cluster, an: &an, fix, popts: &opts.perf, filter_locality: opts.build.filter_locality };
+        let cx = greedy::Ctx {
+            app,
+            cluster,
+            an: &an,
+            fix,
+            popts: &opts.perf,
+            filter_locality: opts.build.filter_locality,
+            deadline: opts.time_limit.map(|l| start + l),
+        };
         if let Some(g) = greedy::best(cx, minimizing, &mut || term.should_stop()) {
             let g = if minimizing { greedy::improve(cx, g, static_bound, &mut || term.should_stop()) } else { g };
             let k = nodes_used(&g.0);
@@ -515,8 +527,15 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     }
     if walk_useful && !term.should_stop() {
         let t = Instant::now();
-        let cx =
-            greedy::Ctx { app, cluster, an: &an, fix, popts: &opts.perf, filter_locality: opts.build.filter_locality };
+        let cx = greedy::Ctx {
+            app,
+            cluster,
+            an: &an,
+            fix,
+            popts: &opts.perf,
+            filter_locality: opts.build.filter_locality,
+            deadline: opts.time_limit.map(|l| start + l),
+        };
         let cap = if size <= opts.max_csp_size { WALK_CAP } else { Duration::MAX };
         let slice_end = opts.time_limit.map(|l| t + ((start + l).saturating_duration_since(t) / 4).min(cap));
         let mut stop = || term.should_stop() || slice_end.is_some_and(|e| Instant::now() >= e);
@@ -547,8 +566,15 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     let lns_useful = minimizing || !csp_fits;
     if opts.lns && lns_useful && !term.should_stop() {
         let t = Instant::now();
-        let cx =
-            greedy::Ctx { app, cluster, an: &an, fix, popts: &opts.perf, filter_locality: opts.build.filter_locality };
+        let cx = greedy::Ctx {
+            app,
+            cluster,
+            an: &an,
+            fix,
+            popts: &opts.perf,
+            filter_locality: opts.build.filter_locality,
+            deadline: opts.time_limit.map(|l| start + l),
+        };
         let first = match &best {
             Some(b) => b.0.clone(),
             None => greedy::construct_forced(cx, greedy::STRATEGIES[0]),
@@ -609,6 +635,7 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
                 fix,
                 popts: &opts.perf,
                 filter_locality: opts.build.filter_locality,
+                deadline: opts.time_limit.map(|l| start + l),
             };
             let first = greedy::construct_forced(cx, greedy::STRATEGIES[1]);
             let seed = opts.build.seed.wrapping_add(1);
@@ -716,7 +743,15 @@ fn lns_worker(
     floor: i64,
     budget: &lns::Budget,
 ) -> LnsJob {
-    let cx = greedy::Ctx { app, cluster, an, fix, popts: &opts.perf, filter_locality: opts.build.filter_locality };
+    let cx = greedy::Ctx {
+        app,
+        cluster,
+        an,
+        fix,
+        popts: &opts.perf,
+        filter_locality: opts.build.filter_locality,
+        deadline: budget.deadline,
+    };
     let first = match start {
         Some(b) => b.0,
         None => greedy::construct_forced(cx, greedy::STRATEGIES[0]),

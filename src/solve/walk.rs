@@ -176,6 +176,10 @@ pub fn repair(
             if n == here {
                 continue;
             }
+            // Each target costs a whole `check` (milliseconds at 3,000 modules).
+            if stop() {
+                return None;
+            }
             let mut m = cur.clone();
             m.placement[o.index()].node = n;
             m.placement[o.index()].cpu = None;
