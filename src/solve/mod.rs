@@ -465,18 +465,19 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     };
     // Warm start: a verified greedy mapping answers a feasibility question at once, and gives
     // minimisation its first incumbent.
+    // The constructions' context, shared by the greedy mapper, the walk and LNS.
+    let cx = greedy::Ctx {
+        app,
+        cluster,
+        an: &an,
+        fix,
+        popts: &opts.perf,
+        filter_locality: opts.build.filter_locality,
+        deadline: opts.time_limit.map(|l| start + l),
+    };
     let mut best: Option<(Mapping, Report, i64)> = None;
     if opts.warm_start && !term.should_stop() {
         let t = Instant::now();
-        let cx = greedy::Ctx {
-            app,
-            cluster,
-            an: &an,
-            fix,
-            popts: &opts.perf,
-            filter_locality: opts.build.filter_locality,
-            deadline: opts.time_limit.map(|l| start + l),
-        };
         if let Some(g) = greedy::best(cx, minimizing, &mut || term.should_stop()) {
             let g = if minimizing { greedy::improve(cx, g, static_bound, &mut || term.should_stop()) } else { g };
             let k = nodes_used(&g.0);
@@ -527,15 +528,6 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     }
     if walk_useful && !term.should_stop() {
         let t = Instant::now();
-        let cx = greedy::Ctx {
-            app,
-            cluster,
-            an: &an,
-            fix,
-            popts: &opts.perf,
-            filter_locality: opts.build.filter_locality,
-            deadline: opts.time_limit.map(|l| start + l),
-        };
         let cap = if size <= opts.max_csp_size { WALK_CAP } else { Duration::MAX };
         let slice_end = opts.time_limit.map(|l| t + ((start + l).saturating_duration_since(t) / 4).min(cap));
         let mut stop = || term.should_stop() || slice_end.is_some_and(|e| Instant::now() >= e);
@@ -555,26 +547,16 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     // Large-neighbourhood search: repairs an unsound construction, then (minimising) empties
     // nodes. With a full CSP to fall back on it gets a slice of the time and stops when it
     // stalls; without one it is the search.
-    let csp_fits = csp_size(app, &an) <= opts.max_csp_size;
+    let csp_fits = size <= opts.max_csp_size;
     let deadline = opts.time_limit.map(|l| start + l);
     // Feasibility with a full CSP to fall back on: the CSP decides (it can also prove that no
-    // mapping exists). Otherwise LNS repairs the construction; minimising, it then empties
-    // nodes.
-    // Minimising without a sound construction, LNS repairs a forced one first: the CSP's first
-    // mapping can be far from the optimum, and its branch and bound rarely closes the distance
-    // (measured: 15 nodes where 12 were planted, 50/16 tight).
+    // mapping exists). Minimising, LNS runs first, also without a sound construction (it
+    // repairs a forced one): the CSP's first mapping can be far from the optimum, and its
+    // branch and bound rarely closes the distance (measured: 15 nodes where 12 were planted,
+    // 50/16 tight).
     let lns_useful = minimizing || !csp_fits;
     if opts.lns && lns_useful && !term.should_stop() {
         let t = Instant::now();
-        let cx = greedy::Ctx {
-            app,
-            cluster,
-            an: &an,
-            fix,
-            popts: &opts.perf,
-            filter_locality: opts.build.filter_locality,
-            deadline: opts.time_limit.map(|l| start + l),
-        };
         let first = match &best {
             Some(b) => b.0.clone(),
             None => greedy::construct_forced(cx, greedy::STRATEGIES[0]),
@@ -628,15 +610,6 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
         // until the end.
         if best.is_none() && opts.warm_start && opts.lns && !term.should_stop() {
             let t = Instant::now();
-            let cx = greedy::Ctx {
-                app,
-                cluster,
-                an: &an,
-                fix,
-                popts: &opts.perf,
-                filter_locality: opts.build.filter_locality,
-                deadline: opts.time_limit.map(|l| start + l),
-            };
             let first = greedy::construct_forced(cx, greedy::STRATEGIES[1]);
             let seed = opts.build.seed.wrapping_add(1);
             if let Some((m, r)) = walk::repair(cx, first, seed, walk_steps(opts), &mut || term.should_stop()) {
