@@ -114,8 +114,61 @@ fn mbs_over(total: f64, cap: f64) -> (String, String) {
 
 /// Checks a complete mapping.
 pub fn check(app: &Application, cluster: &Cluster, mapping: &Mapping, opts: &perf::Options) -> Report {
+    check_with(app, cluster, mapping, opts, None, false)
+}
+
+/// `check` for searches that judge many mappings of one instance: allowed nodes are resolved
+/// once, and `terse` reports leave error messages empty and warnings out (the formatting was a
+/// third of a check at 3,000 modules, the allowed-name lookups a seventh).
+pub struct Checker<'a> {
+    app: &'a Application,
+    cluster: &'a Cluster,
+    opts: &'a perf::Options,
+    /// Per group with allowed nodes: whether each node is allowed.
+    allowed: Vec<Option<Vec<bool>>>,
+}
+
+impl<'a> Checker<'a> {
+    pub fn new(app: &'a Application, cluster: &'a Cluster, opts: &'a perf::Options) -> Checker<'a> {
+        let allowed = app
+            .groups
+            .iter()
+            .map(|g| g.allowed_nodes.as_ref().map(|a| cluster.nodes.iter().map(|n| a.contains(&n.name)).collect()))
+            .collect();
+        Checker { app, cluster, opts, allowed }
+    }
+
+    /// The verdict, the errors' kinds and subjects, and the prediction of `check`; messages
+    /// empty, warnings left out. Same verdict as `check`.
+    pub fn terse(&self, mapping: &Mapping) -> Report {
+        check_with(self.app, self.cluster, mapping, self.opts, Some(&self.allowed), true)
+    }
+
+    /// `check` itself.
+    pub fn full(&self, mapping: &Mapping) -> Report {
+        check_with(self.app, self.cluster, mapping, self.opts, Some(&self.allowed), false)
+    }
+}
+
+/// A diagnostic's message, unless `quiet`.
+fn msg(quiet: bool, f: impl FnOnce() -> String) -> String {
+    if quiet {
+        String::new()
+    } else {
+        f()
+    }
+}
+
+fn check_with(
+    app: &Application,
+    cluster: &Cluster,
+    mapping: &Mapping,
+    opts: &perf::Options,
+    allowed: Option<&[Option<Vec<bool>>]>,
+    q: bool,
+) -> Report {
     let mut d = Vec::new();
-    placement(app, cluster, mapping, &mut d);
+    placement(app, cluster, mapping, &mut d, allowed, q);
     let prediction = match perf::predict(app, cluster, mapping, opts) {
         Ok(p) => Some(p),
         Err(missing) => {
@@ -124,10 +177,12 @@ pub fn check(app: &Application, cluster: &Cluster, mapping: &Mapping, opts: &per
                 let node = cluster.node(m.node);
                 d.push(Diagnostic {
                     kind: Kind::Placement,
-                    message: format!(
-                        "{} runs on {} ({}), but its description gives no texec/load for processor type {}",
-                        o.name, node.name, node.processor, node.processor
-                    ),
+                    message: msg(q, || {
+                        format!(
+                            "{} runs on {} ({}), but its description gives no texec/load for processor type {}",
+                            o.name, node.name, node.processor, node.processor
+                        )
+                    }),
                     subjects: vec![o.name.clone(), node.name.clone()],
                 });
             }
@@ -136,23 +191,37 @@ pub fn check(app: &Application, cluster: &Cluster, mapping: &Mapping, opts: &per
     };
     let mut path_latencies = Vec::new();
     if let Some(p) = &prediction {
-        model_diagnostics(app, cluster, mapping, p, &mut d, opts.headroom);
-        requirements(app, cluster, mapping, p, &mut d, &mut path_latencies);
+        model_diagnostics(app, cluster, mapping, p, &mut d, opts.headroom, q);
+        requirements(app, cluster, mapping, p, &mut d, &mut path_latencies, q);
     }
     let verdict = if d.iter().any(|x| x.kind.is_error()) { Verdict::Unsound } else { Verdict::Sound };
     Report { verdict, prediction, diagnostics: d, path_latencies, headroom: opts.headroom }
 }
 
-fn placement(app: &Application, cluster: &Cluster, mapping: &Mapping, d: &mut Vec<Diagnostic>) {
-    for g in &app.groups {
+fn placement(
+    app: &Application,
+    cluster: &Cluster,
+    mapping: &Mapping,
+    d: &mut Vec<Diagnostic>,
+    resolved: Option<&[Option<Vec<bool>>]>,
+    q: bool,
+) {
+    for (gi, g) in app.groups.iter().enumerate() {
         for (i, &o) in g.objects.iter().enumerate() {
-            let node = &cluster.node(mapping.node_of(o)).name;
+            let n = mapping.node_of(o);
+            let node = &cluster.node(n).name;
             let name = &app.object(o).name;
             if let Some(allowed) = &g.allowed_nodes {
-                if !allowed.contains(node) {
+                let ok = match resolved.and_then(|r| r[gi].as_ref()) {
+                    Some(r) => r[n.ix()],
+                    None => allowed.contains(node),
+                };
+                if !ok {
                     d.push(Diagnostic {
                         kind: Kind::Placement,
-                        message: format!("{name} is on {node}, outside its allowed nodes ({})", allowed.join(", ")),
+                        message: msg(q, || {
+                            format!("{name} is on {node}, outside its allowed nodes ({})", allowed.join(", "))
+                        }),
                         subjects: vec![name.clone(), node.clone()],
                     });
                 }
@@ -161,7 +230,7 @@ fn placement(app: &Application, cluster: &Cluster, mapping: &Mapping, d: &mut Ve
                 if &pins[i] != node {
                     d.push(Diagnostic {
                         kind: Kind::Placement,
-                        message: format!("{name} is on {node} but is pinned to {}", pins[i]),
+                        message: msg(q, || format!("{name} is on {node} but is pinned to {}", pins[i])),
                         subjects: vec![name.clone(), node.clone()],
                     });
                 }
@@ -238,12 +307,25 @@ fn model_diagnostics(
     p: &Prediction,
     d: &mut Vec<Diagnostic>,
     headroom: perf::Headroom,
+    q: bool,
 ) {
     let name = |o: ObjectId| app.object(o).name.clone();
     // cpu-overload: a module starved (LD_c = 0), or slowed by CPU concurrency so much that it
     // paces itself (a predecessor, a member of a synchronous cycle or of a lockstep MPI group)
     // below the frequency the synchronisation analysis gives (T_it > T_it with T_cexec = T_exec).
-    let in_cycle = |o: ObjectId| p.cycles.iter().chain(&p.lockstep).any(|c| c.contains(&o));
+    // Per object: its synchronous cycle (index into p.cycles), and whether it is in a cycle or
+    // a lockstep group.
+    let mut cycle_of: Vec<Option<usize>> = vec![None; app.graph.node_count()];
+    for (c, members) in p.cycles.iter().enumerate() {
+        for &o in members {
+            cycle_of[o.index()] = Some(c);
+        }
+    }
+    let mut cyclic: Vec<bool> = cycle_of.iter().map(Option::is_some).collect();
+    for &o in p.lockstep.iter().flatten() {
+        cyclic[o.index()] = true;
+    }
+    let in_cycle = |o: ObjectId| cyclic[o.index()];
     let mut lowered = false;
     // Modules per node, once (a node may hold thousands: lists in messages are capped).
     let mut on_node: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
@@ -273,13 +355,15 @@ fn model_diagnostics(
             let others = others();
             d.push(Diagnostic {
                 kind: Kind::CpuOverload,
-                message: format!(
-                    "{} gets no CPU share on {} ({} CPUs): they are saturated by {}",
-                    name(m.object),
-                    node.name,
-                    node.cpus,
-                    listed_others(&others)
-                ),
+                message: msg(q, || {
+                    format!(
+                        "{} gets no CPU share on {} ({} CPUs): they are saturated by {}",
+                        name(m.object),
+                        node.name,
+                        node.cpus,
+                        listed_others(&others)
+                    )
+                }),
                 subjects: std::iter::once(name(m.object))
                     .chain(std::iter::once(node.name.clone()))
                     .chain(others)
@@ -293,7 +377,7 @@ fn model_diagnostics(
             let others = others();
             d.push(Diagnostic {
                 kind: Kind::CpuOverload,
-                message: format!(
+                message: msg(q, || format!(
                     "{} runs at {:.3} Hz instead of {:.3} Hz: on {} ({} CPUs) it shares a CPU with {} and gets {:.1} % of it (LD {:.2}), so T_cexec = {} > T_exec = {}",
                     name(m.object), m.frequency(), 1.0 / m.tit_sync, node.name, node.cpus,
                     {
@@ -302,7 +386,7 @@ fn model_diagnostics(
                         if same.len() > LISTED { format!("{} and {} more", names.join(", "), same.len() - LISTED) } else { names.join(", ") }
                     },
                     m.ldc * 100.0, m.ld, ms(m.tcexec), ms(m.texec)
-                ),
+                )),
                 subjects: std::iter::once(name(m.object)).chain(std::iter::once(node.name.clone())).chain(others).collect(),
             });
             lowered = true;
@@ -325,28 +409,30 @@ fn model_diagnostics(
                 };
                 d.push(Diagnostic {
                     kind: Kind::BufferOverflow,
-                    message: format!(
-                        "{} (T_cexec = {}) is slower than its FIFO input {} ({}): messages pile up on {}",
-                        name(m.object),
-                        ms(m.tcexec),
-                        name(src.object),
-                        per,
-                        cluster.node(m.node).name
-                    ),
+                    message: msg(q, || {
+                        format!(
+                            "{} (T_cexec = {}) is slower than its FIFO input {} ({}): messages pile up on {}",
+                            name(m.object),
+                            ms(m.tcexec),
+                            name(src.object),
+                            per,
+                            cluster.node(m.node).name
+                        )
+                    }),
                     subjects: vec![name(m.object), name(src.object)],
                 });
             }
         }
-        if !overflow {
+        if !overflow && !q {
             for x in &p.sync_inputs[i] {
                 let src = &p.modules[x.source];
-                if p.cycles.iter().any(|c| c.contains(&m.object) && c.contains(&src.object)) {
+                if cycle_of[m.object.index()].is_some() && cycle_of[m.object.index()] == cycle_of[src.object.index()] {
                     continue;
                 }
                 if !le(m.tit, x.ratio * src.tit) && src.tit.is_finite() {
                     d.push(Diagnostic {
                         kind: Kind::RateMismatch,
-                        message: format!("{} sends every {} but {} takes one message every {} (paced by a slower input): the FIFO between them grows", name(src.object), ms(x.ratio * src.tit), name(m.object), ms(m.tit)),
+                        message: msg(q, || format!("{} sends every {} but {} takes one message every {} (paced by a slower input): the FIFO between them grows", name(src.object), ms(x.ratio * src.tit), name(m.object), ms(m.tit))),
                         subjects: vec![name(m.object), name(src.object)],
                     });
                 }
@@ -354,7 +440,7 @@ fn model_diagnostics(
         }
     }
     if headroom.cpu < 1.0 {
-        cpu_headroom(app, cluster, p, headroom.cpu, d);
+        cpu_headroom(app, cluster, p, headroom.cpu, d, q);
     }
     // Headroom: the links' usable capacity is a share of their bandwidth.
     let share = headroom.link.min(1.0);
@@ -381,7 +467,7 @@ fn model_diagnostics(
             };
             d.push(Diagnostic {
                 kind: Kind::NetworkContention,
-                message: format!("{node} {dir} {t} on {net}, {limit} ({})", parts.join(", ")),
+                message: msg(q, || format!("{node} {dir} {t} on {net}, {limit} ({})", parts.join(", "))),
                 subjects,
             });
         }
@@ -390,17 +476,20 @@ fn model_diagnostics(
         Schedule::Converged { .. } => {}
         Schedule::Unstable { modules, period } => d.push(Diagnostic {
             kind: Kind::UnstableSchedule,
-            message: format!("the CPU allocation oscillates (period {period}) between orders of {}: their T_cexec changes from one iteration to the next", modules.iter().map(|&o| name(o)).collect::<Vec<_>>().join(", ")),
+            message: msg(q, || format!("the CPU allocation oscillates (period {period}) between orders of {}: their T_cexec changes from one iteration to the next", modules.iter().map(|&o| name(o)).collect::<Vec<_>>().join(", "))),
             subjects: modules.iter().map(|&o| name(o)).collect(),
         }),
         Schedule::NoConvergence { modules, iterations } => d.push(Diagnostic {
             kind: Kind::UnstableSchedule,
-            message: format!("the CPU allocation did not settle in {iterations} iterations; modules changing rank: {}", modules.iter().map(|&o| name(o)).collect::<Vec<_>>().join(", ")),
+            message: msg(q, || format!("the CPU allocation did not settle in {iterations} iterations; modules changing rank: {}", modules.iter().map(|&o| name(o)).collect::<Vec<_>>().join(", "))),
             subjects: modules.iter().map(|&o| name(o)).collect(),
         }),
     }
     // order-hypothesis: a configuration-1 node was ordered by eq 8, which assumes its modules
     // share one T_it (Section IV.B.2); say so where the result breaks that.
+    if q {
+        return; // the rest are warnings
+    }
     for &n in &p.eq8_nodes {
         let here: Vec<&perf::ModulePerf> = p.modules.iter().filter(|m| m.node == n).collect();
         let (lo, hi) = here.iter().fold((f64::INFINITY, 0.0f64), |(a, b), m| (a.min(m.tit), b.max(m.tit)));
@@ -410,18 +499,18 @@ fn model_diagnostics(
         let list: Vec<String> = here.iter().map(|m| format!("{} {}", name(m.object), ms(m.tit))).collect();
         d.push(Diagnostic {
             kind: Kind::OrderHypothesis,
-            message: format!(
+            message: msg(q, || format!(
                 "{} holds only modules of one synchronous component, so they were ordered by eq 8 (T_exec x LD), which assumes they share one T_it; here T_it differ ({}), and eq 7 could order them otherwise",
                 cluster.node(n).name,
                 list.join(", ")
-            ),
+            )),
             subjects: std::iter::once(cluster.node(n).name.clone()).chain(here.iter().map(|m| name(m.object))).collect(),
         });
     }
     for c in &p.approximate_cycles {
         d.push(Diagnostic {
             kind: Kind::ApproximateCycle,
-            message: format!("the synchronous cycle through {} has too many elementary cycles to list; its T_it is an upper bound (all members in sequence)", c.iter().map(|&o| name(o)).collect::<Vec<_>>().join(", ")),
+            message: msg(q, || format!("the synchronous cycle through {} has too many elementary cycles to list; its T_it is an upper bound (all members in sequence)", c.iter().map(|&o| name(o)).collect::<Vec<_>>().join(", "))),
             subjects: c.iter().map(|&o| name(o)).collect(),
         });
     }
@@ -447,7 +536,7 @@ pub fn cpu_loads(p: &Prediction) -> BTreeMap<(crate::model::NodeId, u32), (f64, 
 
 /// CPU headroom: every CPU's load over an iteration stays within `share` (reported as
 /// `cpu-overload`).
-fn cpu_headroom(app: &Application, cluster: &Cluster, p: &Prediction, share: f64, d: &mut Vec<Diagnostic>) {
+fn cpu_headroom(app: &Application, cluster: &Cluster, p: &Prediction, share: f64, d: &mut Vec<Diagnostic>, q: bool) {
     for ((n, cpu), (load, objects)) in cpu_loads(p) {
         if le(load, share) {
             continue;
@@ -456,12 +545,14 @@ fn cpu_headroom(app: &Application, cluster: &Cluster, p: &Prediction, share: f64
         let names: Vec<String> = objects.iter().map(|&o| app.object(o).name.clone()).collect();
         d.push(Diagnostic {
             kind: Kind::CpuOverload,
-            message: format!(
-                "CPU {cpu} of {node} is busy {:.1} % of the time ({}), above the {} % CPU headroom",
-                load * 100.0,
-                names.join(", "),
-                pct(share)
-            ),
+            message: msg(q, || {
+                format!(
+                    "CPU {cpu} of {node} is busy {:.1} % of the time ({}), above the {} % CPU headroom",
+                    load * 100.0,
+                    names.join(", "),
+                    pct(share)
+                )
+            }),
             subjects: names.into_iter().chain(std::iter::once(node.clone())).collect(),
         });
     }
@@ -474,6 +565,7 @@ fn requirements(
     p: &Prediction,
     d: &mut Vec<Diagnostic>,
     lat: &mut Vec<(String, f64)>,
+    q: bool,
 ) {
     for r in &app.requirements {
         match r {
@@ -483,13 +575,15 @@ fn requirements(
                     if !le(*hz, m.frequency()) {
                         d.push(Diagnostic {
                             kind: Kind::Requirement,
-                            message: format!(
-                                "{name}: {} runs at {:.3} Hz (T_it = {}), below the required {:.3} Hz",
-                                app.object(o).name,
-                                m.frequency(),
-                                ms(m.tit),
-                                hz
-                            ),
+                            message: msg(q, || {
+                                format!(
+                                    "{name}: {} runs at {:.3} Hz (T_it = {}), below the required {:.3} Hz",
+                                    app.object(o).name,
+                                    m.frequency(),
+                                    ms(m.tit),
+                                    hz
+                                )
+                            }),
                             subjects: vec![name.clone(), app.object(o).name.clone()],
                         });
                     }
@@ -501,12 +595,14 @@ fn requirements(
                 if !le(l, *max_s) {
                     d.push(Diagnostic {
                         kind: Kind::Requirement,
-                        message: format!(
-                            "{name}: latency of {} is {} (eq 11), above the allowed {}",
-                            path.iter().map(|&o| app.object(o).name.as_str()).collect::<Vec<_>>().join(" -> "),
-                            ms(l),
-                            ms(*max_s)
-                        ),
+                        message: msg(q, || {
+                            format!(
+                                "{name}: latency of {} is {} (eq 11), above the allowed {}",
+                                path.iter().map(|&o| app.object(o).name.as_str()).collect::<Vec<_>>().join(" -> "),
+                                ms(l),
+                                ms(*max_s)
+                            )
+                        }),
                         subjects: std::iter::once(name.clone())
                             .chain(path.iter().map(|&o| app.object(o).name.clone()))
                             .collect(),

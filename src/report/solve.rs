@@ -75,6 +75,7 @@ pub fn solve_json(app: &Application, cluster: &Cluster, o: &Outcome) -> Value {
             "bound_s": (o.stats.bound_s * 1e6).round() / 1e6,
             "lns_s": (o.stats.lns_s * 1e6).round() / 1e6,
             "walk_s": (o.stats.walk_s * 1e6).round() / 1e6,
+            "squeeze_s": (o.stats.squeeze_s * 1e6).round() / 1e6,
             "lns": {
                 "iterations": o.stats.lns.iterations,
                 "improvements": o.stats.lns.improvements,

@@ -10,7 +10,7 @@
 //! checked like every other.
 
 use super::greedy::Ctx;
-use crate::model::{Mapping, NodeId, ObjectId, Route};
+use crate::model::{EdgeId, Mapping, NetworkId, NodeId, ObjectId, Route};
 use crate::verify::{self, Report};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
@@ -24,8 +24,15 @@ const KICK: usize = 4;
 /// Kicks without a new fewest error count before the walk gives up.
 const MAX_KICKS: usize = 40;
 
-/// Target nodes tried per step, at most (plus the nodes of the moved object's neighbours).
-const MAX_TARGETS: usize = 24;
+/// Target nodes ranked per step, at most (plus the nodes of the moved object's neighbours),
+/// and those of them judged by a full `check` (the best by `Tables::cost`).
+const MAX_TARGETS: usize = 64;
+const CHECKED: usize = 6;
+/// Batches of moves run while there are more errors than this, at most MAX_BATCH moves; a
+/// batch shrunk to one move grows again after BATCH_AGAIN steps.
+const BATCH_MIN: usize = 8;
+const MAX_BATCH: usize = 64;
+const BATCH_AGAIN: usize = 100;
 
 /// Errors of a report, plus filters off their neighbours' nodes under filter locality (fewer
 /// is better; 0: sound and local).
@@ -50,23 +57,266 @@ fn misplaced_filters(cx: Ctx, m: &Mapping) -> Vec<ObjectId> {
         .collect()
 }
 
-/// Sets the routes of `o`'s edges for its current node and its neighbours' nodes.
-fn reroute(cx: Ctx, m: &mut Mapping, o: ObjectId) {
-    let (app, cluster) = (cx.app, cx.cluster);
-    for dir in [Direction::Incoming, Direction::Outgoing] {
-        for e in app.graph.edges_directed(o, dir) {
-            let (a, b) = (m.node_of(e.source()), m.node_of(e.target()));
-            m.routes[e.id().index()] = if a == b {
-                Route::Local
-            } else {
-                match cluster.shared_networks(a, b).into_iter().max_by(|&x, &y| {
-                    cluster.networks[x.0 as usize].bandwidth.total_cmp(&cluster.networks[y.0 as usize].bandwidth)
-                }) {
-                    Some(k) => Route::Net(k),
-                    // No common network: the verifier reports it.
-                    None => Route::Unreachable,
+/// Sets the routes of `o`'s edges for its current node and its neighbours' nodes: local, or
+/// the fastest shared network with room left by the other edges (bytes per second as in
+/// `bytes`), else the one with the most headroom; heaviest edge first.
+fn reroute(cx: Ctx, m: &mut Mapping, o: ObjectId, bytes: &[f64]) {
+    let mut t = Tables::new(cx, m, bytes, Some(o));
+    let mut es: Vec<EdgeId> = cx
+        .app
+        .graph
+        .edges_directed(o, Direction::Outgoing)
+        .chain(cx.app.graph.edges_directed(o, Direction::Incoming))
+        .map(|e| e.id())
+        .collect();
+    es.sort_by(|a, b| bytes[b.index()].total_cmp(&bytes[a.index()]).then(a.cmp(b)));
+    es.dedup();
+    for e in es {
+        route(cx, m, e, bytes, &mut t);
+    }
+}
+
+/// Routes every edge as `reroute` does, heaviest first.
+fn route_all(cx: Ctx, m: &mut Mapping, bytes: &[f64]) {
+    let (nn, nk) = (cx.cluster.nodes.len(), cx.cluster.networks.len());
+    let mut t = Tables { count: Vec::new(), load: Vec::new(), bw: vec![vec![[0.0; 2]; nk]; nn] };
+    let mut es: Vec<EdgeId> = cx.app.graph.edge_indices().collect();
+    es.sort_by(|a, b| bytes[b.index()].total_cmp(&bytes[a.index()]).then(a.cmp(b)));
+    for e in es {
+        route(cx, m, e, bytes, &mut t);
+    }
+}
+
+/// Routes edge `e` for its ends' nodes (see `reroute`) and books it in `t`.
+fn route(cx: Ctx, m: &mut Mapping, e: EdgeId, bytes: &[f64], t: &mut Tables) {
+    let (s, d) = cx.app.graph.edge_endpoints(e).expect("edge");
+    let (a, b) = (m.node_of(s), m.node_of(d));
+    let x = bytes[e.index()];
+    let given = cx.fix.and_then(|f| f.network[e.index()]);
+    m.routes[e.index()] = if a == b {
+        Route::Local
+    } else if let Some(k) = given.filter(|&k| cx.cluster.on_network(a, k) && cx.cluster.on_network(b, k)) {
+        // A network the partial mapping fixes.
+        t.bw[a.ix()][k.ix()][0] += x;
+        t.bw[b.ix()][k.ix()][1] += x;
+        Route::Net(k)
+    } else {
+        // The fastest network the edge fits on (a slow one lengthens its messages, eq 5),
+        // else the one with the most headroom.
+        let nets: Vec<(f64, f64, NetworkId)> = cx
+            .cluster
+            .shared_networks(a, b)
+            .into_iter()
+            .map(|k| {
+                let cap = cx.cluster.network(k).bandwidth;
+                ((cap - t.bw[a.ix()][k.ix()][0] - x).min(cap - t.bw[b.ix()][k.ix()][1] - x) / cap, cap, k)
+            })
+            .collect();
+        let fits = nets.iter().filter(|n| n.0 >= 0.0).max_by(|p, q| p.1.total_cmp(&q.1).then(q.2.cmp(&p.2)));
+        let best = fits.or_else(|| nets.iter().max_by(|p, q| p.0.total_cmp(&q.0).then(q.2.cmp(&p.2))));
+        match best.map(|n| n.2) {
+            Some(k) => {
+                t.bw[a.ix()][k.ix()][0] += x;
+                t.bw[b.ix()][k.ix()][1] += x;
+                Route::Net(k)
+            }
+            // No common network: the verifier reports it.
+            None => Route::Unreachable,
+        }
+    };
+}
+
+/// What the cheap ranking of target nodes sees of the current mapping: modules and load lower
+/// bounds per node, bytes per second per (node, network, direction) without the moved object's
+/// edges. A ranking only: the chosen targets are judged by `check`.
+struct Tables {
+    count: Vec<i64>,
+    load: Vec<f64>,
+    /// [node][network][0 = send, 1 = receive].
+    bw: Vec<Vec<[f64; 2]>>,
+}
+
+/// Bytes per second of every edge: the predicted rate when there is a prediction, else the
+/// analysis' highest rate.
+fn edge_bytes(cx: Ctx, r: Option<&Report>) -> Vec<f64> {
+    let g = &cx.app.graph;
+    g.edge_references()
+        .map(|e| {
+            let i = e.id().index();
+            let rate = r.and_then(|r| r.prediction.as_ref()).map_or(cx.an.rate_hi[i], |p| p.edge_rate[i]);
+            e.weight().volume * if rate.is_finite() { rate } else { cx.an.rate_hi[i] }
+        })
+        .collect()
+}
+
+impl Tables {
+    fn new(cx: Ctx, m: &Mapping, bytes: &[f64], moving: Option<ObjectId>) -> Tables {
+        let (app, cluster, an) = (cx.app, cx.cluster, cx.an);
+        let (nn, nk) = (cluster.nodes.len(), cluster.networks.len());
+        let mut t = Tables { count: vec![0; nn], load: vec![0.0; nn], bw: vec![vec![[0.0; 2]; nk]; nn] };
+        for o in app.graph.node_indices() {
+            if let (Some(mi), true) = (an.module_of[o.index()], Some(o) != moving) {
+                let n = m.node_of(o);
+                t.count[n.ix()] += 1;
+                t.load[n.ix()] += an.load_lo(app, cluster, mi, n);
+            }
+        }
+        for e in app.graph.edge_references() {
+            if Some(e.source()) == moving || Some(e.target()) == moving {
+                continue;
+            }
+            if let Route::Net(k) = m.routes[e.id().index()] {
+                let b = bytes[e.id().index()];
+                t.bw[m.node_of(e.source()).ix()][k.ix()][0] += b;
+                t.bw[m.node_of(e.target()).ix()][k.ix()][1] += b;
+            }
+        }
+        t
+    }
+
+    /// How bad moving `o` to `n` looks (lower is better): unreachable neighbours and a filter
+    /// off its neighbours' nodes first, then modules and load beyond the node's CPUs, links
+    /// beyond their bandwidth (the fastest shared network), a slower processor type, and last
+    /// traffic made local.
+    fn cost(&self, cx: Ctx, m: &Mapping, bytes: &[f64], o: ObjectId, n: NodeId) -> f64 {
+        let (app, cluster, an) = (cx.app, cx.cluster, cx.an);
+        let mut cost = 0.0;
+        let cpus = cluster.node(n).cpus as f64;
+        if let Some(mi) = an.module_of[o.index()] {
+            let i = n.ix();
+            cost += 0.25 * ((self.count[i] + 1) as f64 - cpus).max(0.0);
+            let l = an.load_lo(app, cluster, mi, n);
+            cost += 2.0 * ((self.load[i] + l - cpus).max(0.0) - (self.load[i] - cpus).max(0.0));
+            let lo = an.texec_lo(app, cluster, mi);
+            let t = an.costs(app, cluster, mi, n).0;
+            if lo > 0.0 && lo.is_finite() {
+                cost += (t / lo - 1.0).min(4.0);
+            }
+        }
+        let (mut local, mut total, mut near) = (0.0, 0.0, false);
+        for dir in [Direction::Outgoing, Direction::Incoming] {
+            for e in app.graph.edges_directed(o, dir) {
+                let b = if dir == Direction::Outgoing { e.target() } else { e.source() };
+                if b == o {
+                    continue;
                 }
-            };
+                let x = bytes[e.id().index()];
+                total += x;
+                let mb = m.node_of(b);
+                if mb == n {
+                    local += x;
+                    near = true;
+                    continue;
+                }
+                let (dn, dm) = if dir == Direction::Outgoing { (0, 1) } else { (1, 0) };
+                let head = cluster
+                    .shared_networks(n, mb)
+                    .into_iter()
+                    .map(|k| {
+                        let cap = cluster.network(k).bandwidth;
+                        (cap - self.bw[n.ix()][k.ix()][dn] - x).min(cap - self.bw[mb.ix()][k.ix()][dm] - x) / cap
+                    })
+                    .fold(f64::NEG_INFINITY, f64::max);
+                if head == f64::NEG_INFINITY {
+                    cost += 4.0;
+                } else if head < 0.0 {
+                    cost += 2.0 * (-head).min(4.0);
+                }
+            }
+        }
+        if cx.filter_locality && !app.object(o).is_module() && !near {
+            cost += 4.0;
+        }
+        if total > 0.0 {
+            cost -= 0.5 * local / total;
+        }
+        cost
+    }
+}
+
+/// Modules to move for an error on module `o`: `o`, the module whose own execution sets its
+/// pace (following synchronous inputs, `verify::pace`; every member of a synchronous cycle),
+/// and the modules sharing that one's node (a slow pacer is often a starved one).
+fn pacers(cx: Ctx, m: &Mapping, r: &Report, o: ObjectId, out: &mut Vec<ObjectId>) {
+    out.push(o);
+    let Some(p) = &r.prediction else { return };
+    let Some(mut mi) = p.module_of[o.index()] else { return };
+    for _ in 0..p.modules.len() {
+        match verify::pace(p, mi) {
+            verify::Pace::Input(s) => mi = s,
+            verify::Pace::Cycle(c) => {
+                out.extend(p.cycles[c].iter().copied());
+                return;
+            }
+            verify::Pace::Itself => break,
+        }
+    }
+    let root = p.modules[mi].object;
+    let n = m.node_of(root);
+    out.push(root);
+    out.extend(
+        cx.app.graph.node_indices().filter(|&x| x != root && cx.an.module_of[x.index()].is_some() && m.node_of(x) == n),
+    );
+}
+
+/// Target nodes for `o`: its whole domain when small, else a sample plus the nodes of its
+/// neighbours.
+fn targets(cx: Ctx, dom: &[Vec<NodeId>], m: &Mapping, o: ObjectId, rng: &mut StdRng) -> Vec<NodeId> {
+    let domain = &dom[o.index()];
+    if domain.len() <= MAX_TARGETS {
+        return domain.clone();
+    }
+    let mut t: Vec<NodeId> = (0..MAX_TARGETS).map(|_| domain[rng.random_range(0..domain.len())]).collect();
+    let g = &cx.app.graph;
+    t.extend(
+        g.neighbors_directed(o, Direction::Incoming)
+            .chain(g.neighbors_directed(o, Direction::Outgoing))
+            .map(|b| m.node_of(b))
+            .filter(|n| domain.binary_search(n).is_ok()),
+    );
+    t.sort();
+    t.dedup();
+    t
+}
+
+/// The objects diagnostic `d` names, or those on a node it names; for a module too slow (a
+/// requirement or an overflowing buffer), also its pacers (`pacers`).
+fn named(
+    cx: Ctx,
+    m: &Mapping,
+    r: &Report,
+    d: &verify::Diagnostic,
+    by_name: &HashMap<&str, ObjectId>,
+    node_by_name: &HashMap<&str, NodeId>,
+    out: &mut Vec<ObjectId>,
+) {
+    let slow = matches!(d.kind, verify::Kind::Requirement | verify::Kind::BufferOverflow);
+    // A busy link (subjects: node, network, connections): both ends of its edges (moving the
+    // far end onto the node makes an edge local).
+    if d.kind == verify::Kind::NetworkContention {
+        if let (Some(&n), Some(k)) = (
+            d.subjects.first().and_then(|x| node_by_name.get(x.as_str())),
+            d.subjects.get(1).and_then(|x| cx.cluster.find_network(x)),
+        ) {
+            for e in cx.app.graph.edge_references() {
+                let (a, b) = (e.source(), e.target());
+                if m.routes[e.id().index()] == Route::Net(k) && (m.node_of(a) == n || m.node_of(b) == n) {
+                    out.push(a);
+                    out.push(b);
+                }
+            }
+            return;
+        }
+    }
+    for s in &d.subjects {
+        if let Some(&o) = by_name.get(s.as_str()) {
+            if slow {
+                pacers(cx, m, r, o, out);
+            } else {
+                out.push(o);
+            }
+        } else if let Some(&n) = node_by_name.get(s.as_str()) {
+            out.extend(cx.app.graph.node_indices().filter(|&o| m.node_of(o) == n));
         }
     }
 }
@@ -80,46 +330,67 @@ pub fn repair(
     max_steps: usize,
     stop: &mut dyn FnMut() -> bool,
 ) -> Option<(Mapping, Report)> {
+    walk(cx, start, seed, max_steps, None, MAX_KICKS, stop)
+}
+
+/// The walk of `repair`, on the nodes `allowed` only (all if None), giving up after
+/// `max_kicks` kicks without a new fewest error count.
+fn walk(
+    cx: Ctx,
+    start: Mapping,
+    seed: u64,
+    max_steps: usize,
+    allowed: Option<&[bool]>,
+    max_kicks: usize,
+    stop: &mut dyn FnMut() -> bool,
+) -> Option<(Mapping, Report)> {
     let Ctx { app, cluster, an, popts, fix, .. } = cx;
+    let dom: Vec<Vec<NodeId>> = match allowed {
+        None => an.domain.clone(),
+        Some(a) => an.domain.iter().map(|d| d.iter().copied().filter(|n| a[n.ix()]).collect()).collect(),
+    };
     let mut rng = StdRng::seed_from_u64(seed);
+    let checker = verify::Checker::new(app, cluster, popts);
     let by_name: HashMap<&str, ObjectId> = app.graph.node_indices().map(|o| (app.object(o).name.as_str(), o)).collect();
     let node_by_name: HashMap<&str, NodeId> =
         cluster.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), NodeId(i as u32))).collect();
     let fixed = |o: ObjectId| fix.is_some_and(|f| f.placement[o.index()].is_some());
     let mut cur = start;
-    for o in app.graph.node_indices() {
-        reroute(cx, &mut cur, o);
-    }
-    let mut rep = verify::check(app, cluster, &cur, popts);
+    route_all(cx, &mut cur, &edge_bytes(cx, None));
+    let mut rep = checker.terse(&cur);
     let mut score = errors(cx, &cur, &rep);
     let mut tabu: VecDeque<ObjectId> = VecDeque::new();
     let (mut low, mut since_low) = (score, 0usize);
     // The fewest errors seen, and kicks since: a walk that stops improving gives up (tiny
     // infeasible instances end in milliseconds, leaving the time to the CSP's proof).
     let (mut fewest, mut kicks) = (score, 0usize);
+    let movable = |o: ObjectId| !fixed(o) && dom[o.index()].len() > 1;
+    // Moves per batch (see below), and steps since the batch shrank to one.
+    let (mut batch, mut since_batch) = (4usize, 0usize);
     for _ in 0..max_steps {
         // Stuck on a plateau: kick a few movable objects to random nodes of their domains.
         since_low += 1;
         if since_low > KICK_AFTER {
             kicks += 1;
-            if kicks > MAX_KICKS {
+            if kicks > max_kicks {
                 return None;
             }
             let movable: Vec<ObjectId> =
-                app.graph.node_indices().filter(|&o| !fixed(o) && an.domain[o.index()].len() > 1).collect();
+                app.graph.node_indices().filter(|&o| !fixed(o) && dom[o.index()].len() > 1).collect();
             for _ in 0..KICK.min(movable.len()) {
                 let o = movable[rng.random_range(0..movable.len())];
-                let d = &an.domain[o.index()];
+                let d = &dom[o.index()];
                 cur.placement[o.index()].node = d[rng.random_range(0..d.len())];
                 cur.placement[o.index()].cpu = None;
-                reroute(cx, &mut cur, o);
+                reroute(cx, &mut cur, o, &edge_bytes(cx, Some(&rep)));
             }
-            rep = verify::check(app, cluster, &cur, popts);
+            rep = checker.terse(&cur);
             score = errors(cx, &cur, &rep);
             since_low = 0;
             low = low.max(score);
         }
         if score == 0 {
+            let rep = checker.full(&cur);
             return Some((cur, rep));
         }
         if stop() {
@@ -127,24 +398,74 @@ pub fn repair(
         }
         // Candidates: the objects an error names, or those on a node it names.
         let errs: Vec<&verify::Diagnostic> = rep.diagnostics.iter().filter(|d| d.kind.is_error()).collect();
+        // Many errors: first a batch of moves, one per randomly chosen error, each to its best
+        // target by `Tables::cost`, judged by one `check` together (errors of separate
+        // pipelines are mostly independent). Kept when it lowers the error count; the batch
+        // doubles after a success and halves after a failure.
+        if batch > 1 && errs.len() > BATCH_MIN {
+            let bytes = edge_bytes(cx, Some(&rep));
+            let mut m = cur.clone();
+            let mut moved: Vec<ObjectId> = Vec::new();
+            for _ in 0..batch {
+                let d = errs[rng.random_range(0..errs.len())];
+                let mut cands = Vec::new();
+                named(cx, &cur, &rep, d, &by_name, &node_by_name, &mut cands);
+                cands.retain(|&o| movable(o) && !tabu.contains(&o) && !moved.contains(&o));
+                if cands.is_empty() {
+                    continue;
+                }
+                let o = cands[rng.random_range(0..cands.len())];
+                let here = m.node_of(o);
+                let tables = Tables::new(cx, &m, &bytes, Some(o));
+                let best = targets(cx, &dom, &m, o, &mut rng)
+                    .into_iter()
+                    .filter(|&n| n != here)
+                    .map(|n| (tables.cost(cx, &m, &bytes, o, n), n))
+                    .min_by(|a, b| a.0.total_cmp(&b.0));
+                if let Some((_, n)) = best {
+                    m.placement[o.index()].node = n;
+                    m.placement[o.index()].cpu = None;
+                    reroute(cx, &mut m, o, &bytes);
+                    moved.push(o);
+                }
+            }
+            if stop() {
+                return None;
+            }
+            let r = checker.terse(&m);
+            let s = errors(cx, &m, &r);
+            if s < score {
+                cur = m;
+                rep = r;
+                score = s;
+                batch = (batch * 2).min(MAX_BATCH);
+                fewest = fewest.min(score);
+                if score < low {
+                    low = score;
+                    since_low = 0;
+                }
+                continue;
+            }
+            batch /= 2;
+        } else if batch <= 1 {
+            since_batch += 1;
+            if since_batch > BATCH_AGAIN {
+                batch = 4;
+                since_batch = 0;
+            }
+        }
         let mut cands: Vec<ObjectId> = Vec::new();
         if errs.is_empty() {
             cands = misplaced_filters(cx, &cur);
         } else {
             let d = errs[rng.random_range(0..errs.len())];
-            for s in &d.subjects {
-                if let Some(&o) = by_name.get(s.as_str()) {
-                    cands.push(o);
-                } else if let Some(&n) = node_by_name.get(s.as_str()) {
-                    cands.extend(app.graph.node_indices().filter(|&o| cur.node_of(o) == n));
-                }
-            }
+            named(cx, &cur, &rep, d, &by_name, &node_by_name, &mut cands);
         }
-        cands.retain(|&o| !fixed(o) && an.domain[o.index()].len() > 1 && !tabu.contains(&o));
+        cands.retain(|&o| movable(o) && !tabu.contains(&o));
         if cands.is_empty() {
             // Nothing movable named: a random movable object.
             let all: Vec<ObjectId> =
-                app.graph.node_indices().filter(|&o| !fixed(o) && an.domain[o.index()].len() > 1).collect();
+                app.graph.node_indices().filter(|&o| !fixed(o) && dom[o.index()].len() > 1).collect();
             if all.is_empty() {
                 return None;
             }
@@ -154,25 +475,17 @@ pub fn repair(
         let here = cur.node_of(o);
         let mut best: Vec<(Mapping, Report)> = Vec::new();
         let mut best_score = usize::MAX;
-        // Target nodes: the whole domain when small, else a sample plus the nodes of the
-        // object's neighbours (each target costs a `check` of the whole mapping).
-        let domain = &an.domain[o.index()];
-        let targets: Vec<NodeId> = if domain.len() <= MAX_TARGETS {
-            domain.clone()
-        } else {
-            let mut t: Vec<NodeId> = (0..MAX_TARGETS).map(|_| domain[rng.random_range(0..domain.len())]).collect();
-            let g = &app.graph;
-            t.extend(
-                g.neighbors_directed(o, Direction::Incoming)
-                    .chain(g.neighbors_directed(o, Direction::Outgoing))
-                    .map(|b| cur.node_of(b))
-                    .filter(|n| domain.binary_search(n).is_ok()),
-            );
-            t.sort();
-            t.dedup();
-            t
-        };
-        for n in targets {
+        let targets = targets(cx, &dom, &cur, o, &mut rng);
+        // Rank the targets cheaply; only the best CHECKED get a full `check`.
+        let bytes = edge_bytes(cx, Some(&rep));
+        let tables = Tables::new(cx, &cur, &bytes, Some(o));
+        let mut ranked: Vec<(f64, u32, NodeId)> = targets
+            .into_iter()
+            .filter(|&n| n != here)
+            .map(|n| (tables.cost(cx, &cur, &bytes, o, n), rng.random::<u32>(), n))
+            .collect();
+        ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        for n in ranked.into_iter().take(CHECKED).map(|x| x.2) {
             if n == here {
                 continue;
             }
@@ -190,18 +503,18 @@ pub fn repair(
                     .graph
                     .node_indices()
                     .filter(|&p| {
-                        p != o && cur.node_of(p) == n && !fixed(p) && an.domain[p.index()].binary_search(&here).is_ok()
+                        p != o && cur.node_of(p) == n && !fixed(p) && dom[p.index()].binary_search(&here).is_ok()
                     })
                     .collect();
                 if !back.is_empty() {
                     let p = back[rng.random_range(0..back.len())];
                     m.placement[p.index()].node = here;
                     m.placement[p.index()].cpu = None;
-                    reroute(cx, &mut m, p);
+                    reroute(cx, &mut m, p, &bytes);
                 }
             }
-            reroute(cx, &mut m, o);
-            let r = verify::check(app, cluster, &m, popts);
+            reroute(cx, &mut m, o, &bytes);
+            let r = checker.terse(&m);
             let s = errors(cx, &m, &r);
             if s < best_score {
                 best_score = s;
@@ -233,5 +546,137 @@ pub fn repair(
             tabu.pop_front();
         }
     }
-    (score == 0).then_some((cur, rep))
+    (score == 0).then(|| {
+        let rep = checker.full(&cur);
+        (cur, rep)
+    })
+}
+
+/// Pairs of nodes traded for a bigger one are taken among this many emptiest used nodes.
+const PAIRS_FROM: usize = 5;
+
+/// Kicks a squeeze attempt's walk may take without a new fewest error count.
+const SQUEEZE_KICKS: usize = 4;
+
+/// Fewer nodes by walking: repeatedly takes the used node with the fewest modules (then
+/// objects), moves its objects to their best other used nodes by `Tables::cost`, and walks
+/// on the remaining used nodes until the mapping is sound (kept) or the walk gives up (the
+/// node is not tried again until a later success). When every used node failed, trades two
+/// of the emptiest for the unused node with the most CPUs the same way. Ends at `floor`
+/// nodes, when every attempt failed, or when `stop()` says so; the best sound mapping and its
+/// report.
+pub fn squeeze(
+    cx: Ctx,
+    start: (Mapping, Report),
+    floor: i64,
+    seed: u64,
+    stop: &mut dyn FnMut() -> bool,
+) -> (Mapping, Report) {
+    let Ctx { app, cluster, an, fix, .. } = cx;
+    let (mut cur, mut rep) = start;
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut failed = vec![false; cluster.nodes.len()];
+    let mut failed_pairs: Vec<(usize, usize)> = Vec::new();
+    let mut failed_up = vec![false; cluster.nodes.len()];
+    let fixed = |o: ObjectId| fix.is_some_and(|f| f.placement[o.index()].is_some());
+    for attempt in 0.. {
+        if super::nodes_used(&cur) <= floor || stop() {
+            break;
+        }
+        let mut used = vec![false; cluster.nodes.len()];
+        let (mut modules, mut objects) = (vec![0usize; cluster.nodes.len()], vec![0usize; cluster.nodes.len()]);
+        let mut pinned = vec![false; cluster.nodes.len()];
+        for o in app.graph.node_indices() {
+            let n = cur.node_of(o).ix();
+            used[n] = true;
+            objects[n] += 1;
+            modules[n] += usize::from(an.module_of[o.index()].is_some());
+            pinned[n] |= fixed(o) || an.domain[o.index()].len() <= 1;
+        }
+        let mut victims: Vec<usize> = (0..cluster.nodes.len()).filter(|&n| used[n] && !pinned[n]).collect();
+        victims.sort_by_key(|&n| (modules[n], objects[n], n));
+        // One node out; when no single node can go, two of the emptiest out and the unused
+        // node with the most CPUs in (small nodes traded for a big one).
+        let mut allowed = used.clone();
+        let big = (0..cluster.nodes.len())
+            .filter(|&n| !used[n])
+            .max_by_key(|&n| (cluster.nodes[n].cpus, std::cmp::Reverse(n)));
+        // The used node with the fewest CPUs (then modules) that a bigger unused node could
+        // replace: the node count stays, the CPUs grow (so this ends), and single nodes are
+        // tried again.
+        let small = big.and_then(|u| {
+            victims
+                .iter()
+                .copied()
+                .filter(|&v| !failed_up[v] && cluster.nodes[v].cpus < cluster.nodes[u].cpus)
+                .min_by_key(|&v| (cluster.nodes[v].cpus, modules[v], v))
+        });
+        let out: Vec<usize> = if let Some(&v) = victims.iter().find(|&&v| !failed[v]) {
+            vec![v]
+        } else if let (Some(v), Some(u)) = (small, big) {
+            failed_up[v] = true;
+            allowed[u] = true;
+            vec![v]
+        } else {
+            let few = &victims[..victims.len().min(PAIRS_FROM)];
+            let pair = few
+                .iter()
+                .enumerate()
+                .flat_map(|(i, &a)| few[i + 1..].iter().map(move |&b| (a, b)))
+                .find(|p| !failed_pairs.contains(p));
+            match (big, pair) {
+                (Some(u), Some((a, b))) if cluster.nodes[u].cpus > cluster.nodes[a].cpus.max(cluster.nodes[b].cpus) => {
+                    failed_pairs.push((a, b));
+                    allowed[u] = true;
+                    vec![a, b]
+                }
+                _ => break,
+            }
+        };
+        let v = out[0];
+        for &x in &out {
+            allowed[x] = false;
+        }
+        // Relocate the victims' objects, each to its cheapest allowed node.
+        let bytes = edge_bytes(cx, Some(&rep));
+        let mut m = cur.clone();
+        let movers: Vec<ObjectId> = app.graph.node_indices().filter(|&o| out.contains(&m.node_of(o).ix())).collect();
+        let mut ok = true;
+        for &o in &movers {
+            let t = Tables::new(cx, &m, &bytes, Some(o));
+            let best = an.domain[o.index()]
+                .iter()
+                .copied()
+                .filter(|n| allowed[n.ix()])
+                .map(|n| (t.cost(cx, &m, &bytes, o, n), n))
+                .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            match best {
+                Some((_, n)) => {
+                    m.placement[o.index()].node = n;
+                    m.placement[o.index()].cpu = None;
+                }
+                None => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            for &o in &movers {
+                reroute(cx, &mut m, o, &bytes);
+            }
+            let s = seed.wrapping_add(attempt as u64).wrapping_add(rng.random::<u32>() as u64);
+            if let Some((m, r)) = walk(cx, m, s, usize::MAX, Some(&allowed), SQUEEZE_KICKS, stop) {
+                cur = m;
+                rep = r;
+                failed.iter_mut().for_each(|f| *f = false);
+                failed_pairs.clear();
+                continue;
+            }
+        }
+        if out.len() == 1 && !failed[v] {
+            failed[v] = true;
+        }
+    }
+    (cur, rep)
 }
