@@ -576,7 +576,17 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             if i > 0 && stop() {
                 break;
             }
-            let first = greedy::construct_forced(cx, greedy::STRATEGIES[i % greedy::STRATEGIES.len()]);
+            // The first walk starts from the forced construction with the fewest errors.
+            let first = if i == 0 {
+                let checker = verify::Checker::new(app, cluster, &opts.perf);
+                greedy::STRATEGIES
+                    .into_iter()
+                    .map(|st| greedy::construct_forced(cx, st))
+                    .min_by_key(|m| checker.terse(m).diagnostics.len())
+                    .expect("strategies")
+            } else {
+                greedy::construct_forced(cx, greedy::STRATEGIES[i % greedy::STRATEGIES.len()])
+            };
             let seed = opts.build.seed.wrapping_add(i as u64 * 7919);
             if let Some((m, r)) = walk::repair(cx, first, seed, walk_steps(opts), &mut stop) {
                 let k = nodes_used(&m);

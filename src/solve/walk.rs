@@ -184,7 +184,7 @@ impl Tables {
         let cpus = cluster.node(n).cpus as f64;
         if let Some(mi) = an.module_of[o.index()] {
             let i = n.ix();
-            cost += 0.25 * ((self.count[i] + 1) as f64 - cpus).max(0.0);
+            cost += 2.0 * ((self.count[i] + 1) as f64 - cpus).max(0.0);
             let l = an.load_lo(app, cluster, mi, n);
             cost += 2.0 * ((self.load[i] + l - cpus).max(0.0) - (self.load[i] - cpus).max(0.0));
             let lo = an.texec_lo(app, cluster, mi);
