@@ -5,7 +5,8 @@
 //! mapping every module runs at its synchronisation pace, T_it = T_it_sync, and
 //! T_it_sync(m) >= R x T_exec(a, node(a)) for every synchronous ancestor a of m, where R is the
 //! largest product of gather ratios on a path from a to m (eq 3–4; a cycle's T_it is at least the
-//! sum of the T_exec of the members of any of its elementary cycles, eq 5).
+//! sum of the T_exec of the members of any of its elementary cycles plus the transfer time,
+//! Vol / BW + L, of each of its edges whose ends are on two nodes, eq 5).
 //!
 //! 1. **Keep-up** (buffer-overflow rule, Section IV.B.1): a module m with a synchronous input i
 //!    (not in m's own cycle) needs T_cexec(m) <= k x T_it(i), and T_cexec >= T_exec. So a node
@@ -14,7 +15,12 @@
 //!    T_it(a) <= 1 / (F x R) for each synchronous ancestor a. A node where a's T_exec alone (or,
 //!    for a cycle member, T_exec plus the smallest T_exec of the other members of an elementary
 //!    cycle) exceeds that bound is never usable. For acyclic ancestors this is exact: the
-//!    requirement holds iff every ancestor's T_exec respects its bound.
+//!    requirement holds iff every ancestor's T_exec respects its bound. For a cycle member the
+//!    elementary cycle's transfers are added too (`loop_transfers`): eq 5 counts Vol / BW + L for
+//!    each of its edges routed over a network, and an edge whose ends' domains share no node
+//!    takes at least the cheapest network between them (through the filters on the way, placed
+//!    anywhere their domains allow). Nodes removed only because of that term are counted as
+//!    "loop-transfers".
 //! 3. **Maximum latency** L on a path (eq 11): Σ T_it over the path's modules plus the transfers
 //!    is at most L; with every other term at its lower bound, each module's T_it gets a bound,
 //!    which then spreads to its ancestors as in 2.
@@ -27,7 +33,7 @@
 //! remove a node a sound mapping uses (tested against brute force).
 
 use super::Analysis;
-use crate::model::{Application, Cluster, ObjectId, Requirement};
+use crate::model::{Application, Cluster, EdgeId, ObjectId, Requirement};
 use std::collections::BTreeMap;
 
 /// Relative tolerance: a node is removed only when the bound is exceeded by more than this.
@@ -44,9 +50,14 @@ pub enum Cause {
     KeepUp { input: usize, bound_s: f64 },
     /// Requirement `requirement` (index into `Application::requirements`) bounds the module's T_it.
     Requirement { requirement: usize, bound_s: f64 },
+    /// Requirement `requirement` bounds the T_it of the synchronous cycle the module is in, and
+    /// eq 5's round trip of the elementary cycle `cycle` (module indices, in order) exceeds it:
+    /// the module's smallest T_exec `own_s`, the other members' smallest `others_s`, and
+    /// `transfers_s`, the least the cycle's edges can take on networks (`loop_transfers`).
+    Loop { requirement: usize, bound_s: f64, cycle: Vec<usize>, own_s: f64, others_s: f64, transfers_s: f64 },
     /// This edge (carrying at least `bw` bytes per second) has no network from that node to any
     /// node of the other end's domain that could carry it, and the ends cannot share the node.
-    Route { edge: crate::model::EdgeId, bw: f64 },
+    Route { edge: EdgeId, bw: f64 },
 }
 
 /// What the presolve did.
@@ -89,21 +100,45 @@ pub(crate) fn run(app: &Application, cluster: &Cluster, an: &mut Analysis) {
         }
         // 2–3. Requirements: bounds on T_it, spread to synchronous ancestors.
         let (bound, origin) = requirement_bounds(app, cluster, an);
+        let sync = an.sync_lo.clone();
+        // Per (module, cycle predecessor): the least its input's transfers take (this round).
+        let mut transfers: BTreeMap<(usize, usize), f64> = BTreeMap::new();
         for mi in 0..nm {
             let (b, Some(ri)) = (bound[mi], origin[mi]) else { continue };
             let cause = Cause::Requirement { requirement: ri, bound_s: b };
             let reason = requirement_name(app, ri);
-            // The other members' smallest sum on each elementary cycle through mi (eq 5).
-            let others: Vec<f64> = match an.sync_lo.cycle_of[mi] {
-                Some(c) if !an.sync_lo.approximate.contains(&c) => an.sync_lo.elementary[c]
+            // On each elementary cycle through mi (eq 5): the other members' smallest T_exec sum,
+            // and the least the cycle's transfers take. A cycle with a member whose domain is
+            // already empty is left out: that member is the refutation, not mi.
+            let loops: Vec<(&Vec<usize>, f64, f64)> = match sync.cycle_of[mi] {
+                Some(c) if !sync.approximate.contains(&c) => sync.elementary[c]
                     .iter()
                     .filter(|cy| cy.contains(&mi))
-                    .map(|cy| cy.iter().filter(|&&j| j != mi).map(|&j| an.texec_lo(app, cluster, j)).sum())
+                    .filter_map(|cy| {
+                        let others: f64 = cy.iter().filter(|&&j| j != mi).map(|&j| an.texec_lo(app, cluster, j)).sum();
+                        others.is_finite().then(|| (cy, others, loop_transfers(app, cluster, an, cy, &mut transfers)))
+                    })
                     .collect(),
-                _ => vec![0.0],
+                _ => vec![],
             };
-            let worst = others.iter().copied().fold(0.0, f64::max);
+            let worst = loops.iter().map(|l| l.1).fold(0.0, f64::max);
             removed_now += restrict(app, cluster, an, mi, |t| over(t + worst, b), &reason, cause, &mut emptied);
+            // The same with the transfers: what it removes beyond the above is theirs.
+            let Some(&(cy, others, tr)) = loops.iter().max_by(|x, y| (x.1 + x.2).total_cmp(&(y.1 + y.2))) else {
+                continue;
+            };
+            if tr > 0.0 {
+                let cause = Cause::Loop {
+                    requirement: ri,
+                    bound_s: b,
+                    cycle: cy.clone(),
+                    own_s: an.texec_lo(app, cluster, mi),
+                    others_s: others,
+                    transfers_s: tr,
+                };
+                let bad = |t: f64| over(t + others + tr, b);
+                removed_now += restrict(app, cluster, an, mi, bad, "loop-transfers", cause, &mut emptied);
+            }
         }
         // 4. Routes: every edge needs a partner node for each end.
         removed_now += routes(app, cluster, an, &mut emptied);
@@ -164,6 +199,77 @@ fn routes(app: &Application, cluster: &Cluster, an: &mut Analysis, emptied: &mut
         }
     }
     removed
+}
+
+/// A lower bound on the transfer times eq 5 adds round the elementary cycle `cy` (module
+/// indices in order; each member's input from the one before it) in every sound mapping inside
+/// the current domains. Each input's time is the slowest of its FIFO paths (as
+/// `SyncGraph::build` computes `SyncInput::comm`), so any one path's least time bounds it;
+/// results are cached per (member, predecessor) in `cache`.
+fn loop_transfers(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    cy: &[usize],
+    cache: &mut BTreeMap<(usize, usize), f64>,
+) -> f64 {
+    let mut sum = 0.0;
+    for (k, &m) in cy.iter().enumerate() {
+        let prev = cy[(k + cy.len() - 1) % cy.len()];
+        let t = *cache.entry((m, prev)).or_insert_with(|| {
+            an.inputs[m]
+                .iter()
+                .filter(|x| x.source == prev)
+                .flat_map(|x| &x.paths)
+                .filter_map(|p| path_transfers_lo(app, cluster, an, p))
+                .fold(0.0, f64::max)
+        });
+        sum += t;
+    }
+    sum
+}
+
+/// A lower bound on one message's transfer time along `path` (edges as `StaticInput::paths`
+/// lists them: from the receiving module back to the sender, through filters) in every sound
+/// mapping inside the current domains. Each edge costs what `perf::comm_time` gives for its
+/// route: 0 when both ends are on one node, else Vol / BW + L of the network it takes, which in
+/// a sound mapping both nodes are on (placement rule). The least sum over the placements of
+/// the path's objects is found by dynamic programming over (object, node), with the networks as
+/// hubs: node y of the next object is reached locally, or over a network k of y from the
+/// cheapest node of the previous object on k (which may be y itself, where staying local is
+/// cheaper anyway), so each edge costs O(Σ networks of the domains' nodes). None when no
+/// placement routes the path: route arc-consistency (rule 4) removes those nodes, under its
+/// own reason.
+fn path_transfers_lo(app: &Application, cluster: &Cluster, an: &Analysis, path: &[EdgeId]) -> Option<f64> {
+    let Some(&first) = path.first() else { return Some(0.0) };
+    let (_, mut obj) = app.graph.edge_endpoints(first).expect("edge");
+    let mut dist = vec![f64::INFINITY; cluster.nodes.len()];
+    for &n in &an.domain[obj.index()] {
+        dist[n.ix()] = 0.0;
+    }
+    let mut hub = vec![f64::INFINITY; cluster.networks.len()];
+    for &e in path {
+        let (s, t) = app.graph.edge_endpoints(e).expect("edge");
+        debug_assert_eq!(t, obj, "paths run from the receiver back to the sender");
+        hub.fill(f64::INFINITY);
+        for &n in &an.domain[obj.index()] {
+            for k in &cluster.node(n).networks {
+                hub[k.ix()] = hub[k.ix()].min(dist[n.ix()]);
+            }
+        }
+        let volume = app.graph[e].volume;
+        let mut next = vec![f64::INFINITY; cluster.nodes.len()];
+        for &y in &an.domain[s.index()] {
+            next[y.ix()] = cluster.node(y).networks.iter().fold(dist[y.ix()], |best, &k| {
+                let net = cluster.network(k);
+                best.min(hub[k.ix()] + volume / net.bandwidth + net.latency)
+            });
+        }
+        dist = next;
+        obj = s;
+    }
+    let best = an.domain[obj.index()].iter().map(|n| dist[n.ix()]).fold(f64::INFINITY, f64::min);
+    best.is_finite().then_some(best)
 }
 
 /// Removes the nodes of module `mi`'s domain where `bad(T_exec there)`; returns how many.
@@ -280,9 +386,25 @@ fn requirement_bounds(app: &Application, cluster: &Cluster, an: &Analysis) -> (V
     (bound, origin)
 }
 
+/// Seconds as milliseconds, three decimals.
+fn ms(s: f64) -> String {
+    format!("{:.3} ms", s * 1e3).replace(".000 ms", " ms")
+}
+
+/// A requirement in words: its name and what it asks.
+fn requirement_what(app: &Application, ri: usize) -> String {
+    match &app.requirements[ri] {
+        Requirement::MinFrequency { name, group, hz } => {
+            format!("requirement {name} ({} at least {hz} Hz)", app.group(*group).name)
+        }
+        Requirement::MaxLatency { name, max_s, .. } => {
+            format!("requirement {name} (path latency at most {})", ms(*max_s))
+        }
+    }
+}
+
 /// A sentence on why the last node of `o` was removed.
 pub fn describe(app: &Application, an: &Analysis, o: ObjectId, cause: &Cause) -> String {
-    let ms = |s: f64| format!("{:.3} ms", s * 1e3).replace(".000 ms", " ms");
     match cause {
         Cause::KeepUp { input, bound_s } => format!(
             "it cannot keep up with its FIFO input {}: on every allowed node its T_exec exceeds {} (the input's slowest pace)",
@@ -290,16 +412,26 @@ pub fn describe(app: &Application, an: &Analysis, o: ObjectId, cause: &Cause) ->
             ms(*bound_s)
         ),
         Cause::Requirement { requirement, bound_s } => {
-            let what = match &app.requirements[*requirement] {
-                Requirement::MinFrequency { name, group, hz } => {
-                    format!("requirement {name} ({} at least {hz} Hz)", app.group(*group).name)
-                }
-                Requirement::MaxLatency { name, max_s, .. } => {
-                    format!("requirement {name} (path latency at most {})", ms(*max_s))
-                }
-            };
             let _ = o;
-            format!("{what} needs its T_it <= {}, and its T_exec is above that on every allowed node", ms(*bound_s))
+            format!(
+                "{} needs its T_it <= {}, and its T_exec is above that on every allowed node",
+                requirement_what(app, *requirement),
+                ms(*bound_s)
+            )
+        }
+        Cause::Loop { requirement, bound_s, cycle, own_s, others_s, transfers_s } => {
+            let names: Vec<&str> =
+                cycle.iter().chain(cycle.first()).map(|&m| app.object(an.modules[m]).name.as_str()).collect();
+            format!(
+                "{} needs its T_it <= {}, but it is in the synchronous loop {}, whose round trip (eq 5) is at least {} (its fastest T_exec on the nodes it may use) + {} (the other members' fastest) + {} (the least the loop's transfers, Vol / BW + L, can take with each end on a node it may use) = {}",
+                requirement_what(app, *requirement),
+                ms(*bound_s),
+                names.join(" -> "),
+                ms(*own_s),
+                ms(*others_s),
+                ms(*transfers_s),
+                ms(own_s + others_s + transfers_s)
+            )
         }
         Cause::Route { edge, bw } => format!(
             "its edge {} carries at least {:.3} MB/s, and from no allowed node does a network that fast reach a node the other end may use",

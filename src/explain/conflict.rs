@@ -382,6 +382,24 @@ fn seeds(facts: &Facts, outcome: &Outcome) -> Vec<usize> {
                 Requirement::MinFrequency { group, .. } => objs.extend(app.group(*group).objects.iter().copied()),
                 Requirement::MaxLatency { path, .. } => objs.extend(path.iter().copied()),
             },
+            Cause::Loop { requirement, cycle, .. } => {
+                match &app.requirements[*requirement] {
+                    Requirement::MinFrequency { group, .. } => objs.extend(app.group(*group).objects.iter().copied()),
+                    Requirement::MaxLatency { path, .. } => objs.extend(path.iter().copied()),
+                }
+                // The loop's members and the filters on its edges (their placements set the transfers).
+                for (k, &m) in cycle.iter().enumerate() {
+                    let prev = cycle[(k + cycle.len() - 1) % cycle.len()];
+                    objs.insert(an.modules[m]);
+                    for x in an.inputs[m].iter().filter(|x| x.source == prev) {
+                        for &e in x.paths.iter().flatten() {
+                            let (s, d) = app.graph.edge_endpoints(e).expect("edge");
+                            objs.insert(s);
+                            objs.insert(d);
+                        }
+                    }
+                }
+            }
             Cause::Route { edge, .. } => {
                 let (s, d) = app.graph.edge_endpoints(*edge).expect("edge");
                 objs.insert(s);

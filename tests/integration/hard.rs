@@ -475,6 +475,56 @@ fn infeasible_variants_hold_their_argument() {
     }
 }
 
+/// The presolve's loop bound (eq 5 with the cheapest transfers of the loop's edges,
+/// `csp::presolve`) refutes `infeasible-cycle` at 50/16, seeds 1 and 2, before any search, as
+/// the generator's argument says it must (models/hard/README.md: T_exec alone would allow the
+/// required rate, the loop edges' Vol / BW + L do not); the refutation names the requirement the
+/// variant changed and the loop, and `solve` answers `infeasible` at once. The `feasible`
+/// instances of the same seeds are not refuted, and their planted (sound) mappings stay inside
+/// the presolved domains.
+#[test]
+fn presolve_refutes_infeasible_cycle_and_keeps_the_planted_mappings() {
+    use flowmap::csp::presolve::Cause;
+    use flowmap::csp::Analysis;
+    let opts =
+        flowmap::solve::SolveOptions { time_limit: Some(std::time::Duration::from_secs(5)), ..Default::default() };
+    for seed in 1..=2 {
+        let feasible = build(50, 16, seed, HardKind::Feasible);
+        let an = Analysis::new(&feasible.app, &feasible.cluster, None);
+        assert!(an.problems.is_empty(), "seed {seed} feasible: {:?}", an.problems);
+        let m = feasible.mapping.as_ref().unwrap();
+        for o in feasible.app.graph.node_indices() {
+            let n = m.placement[o.index()].node;
+            assert!(
+                an.domain[o.index()].contains(&n),
+                "seed {seed}: {} lost its planted node",
+                feasible.app.object(o).name
+            );
+        }
+        let i = build(50, 16, seed, HardKind::InfeasibleCycle);
+        let an = Analysis::new(&i.app, &i.cluster, None);
+        assert!(!an.problems.is_empty(), "seed {seed} infeasible-cycle not refuted by the presolve");
+        let changed: Vec<usize> =
+            (0..i.app.requirements.len()).filter(|&r| i.app.requirements[r] != feasible.app.requirements[r]).collect();
+        assert_eq!(changed.len(), 1, "seed {seed}: one requirement changed");
+        let by_loop = an.presolve.emptied.iter().find_map(|(o, c)| match c {
+            Cause::Loop { requirement, cycle, transfers_s, .. } => Some((*o, *requirement, cycle.len(), *transfers_s)),
+            _ => None,
+        });
+        let (o, requirement, members, transfers_s) =
+            by_loop.unwrap_or_else(|| panic!("seed {seed}: refuted, but not by the loop bound: {:?}", an.problems));
+        assert_eq!(requirement, changed[0], "seed {seed}");
+        assert_eq!(members, 2, "seed {seed}: the source -> steer -> source loop");
+        assert!(transfers_s > 0.0);
+        assert!(i.app.object(o).name.ends_with("_source") || i.app.object(o).name.ends_with("_steer"));
+        assert!(an.presolve.by_reason.get("loop-transfers").is_some_and(|&k| k > 0), "seed {seed}");
+        assert!(an.problems.iter().any(|p| p.contains("synchronous loop") && p.contains("eq 5")), "{:?}", an.problems);
+        let o = flowmap::solve::solve(&i.app, &i.cluster, None, &opts);
+        assert_eq!(o.status, flowmap::solve::Status::Infeasible, "seed {seed}");
+        assert!(o.stats.time_s < 2.0, "seed {seed}: {} s", o.stats.time_s);
+    }
+}
+
 /// `flowmap gen --family hard` writes files `flowmap check` accepts (the planted mapping: exit
 /// 0), prints the planted node count, and rejects kinds of the other families (exit 2).
 #[test]
