@@ -556,7 +556,7 @@ fn walk(
 const PAIRS_FROM: usize = 5;
 
 /// Kicks a squeeze attempt's walk may take without a new fewest error count.
-const SQUEEZE_KICKS: usize = 4;
+const SQUEEZE_KICKS: usize = 2;
 
 /// Fewer nodes by walking: repeatedly takes the used node with the fewest modules (then
 /// objects), moves its objects to their best other used nodes by `Tables::cost`, and walks
