@@ -243,54 +243,39 @@ fn placement(
         let (s, t) = app.graph.edge_endpoints(e).expect("edge");
         let (ns, nt) = (mapping.node_of(s), mapping.node_of(t));
         let cname = || app.connections[app.graph[e].connection.ix()].name.clone();
+        // One entry per (connection, problem): a count, the first edge's message and subjects.
+        let mut note = |problem: String, msg: &dyn Fn() -> String, names: [&str; 2]| {
+            let c = cname();
+            let subjects = vec![c.clone(), names[0].to_string(), names[1].to_string()];
+            bad.entry((c, problem)).or_insert_with(|| (0, msg(), subjects)).0 += 1;
+        };
+        let (a, b) = (&cluster.node(ns).name, &cluster.node(nt).name);
         match mapping.route(e) {
             Route::Net(net) => {
+                let k = &cluster.network(net).name;
                 for n in [ns, nt] {
                     if !cluster.on_network(n, net) {
-                        let cname = cname();
-                        let key = (cname.clone(), format!("{}-{}", cluster.network(net).name, cluster.node(n).name));
-                        let msg = format!(
-                            "{} uses network {}, but node {} is not on it",
-                            app.edge_name(e),
-                            cluster.network(net).name,
-                            cluster.node(n).name
+                        let node = &cluster.node(n).name;
+                        note(
+                            format!("{k}-{node}"),
+                            &|| format!("{} uses network {k}, but node {node} is not on it", app.edge_name(e)),
+                            [k, node],
                         );
-                        let subj = vec![cname.clone(), cluster.network(net).name.clone(), cluster.node(n).name.clone()];
-                        bad.entry(key).or_insert((0, msg, subj)).0 += 1;
                     }
                 }
             }
-            Route::Unreachable => {
-                let cname = cname();
-                let key = (cname.clone(), format!("unreachable {}-{}", cluster.node(ns).name, cluster.node(nt).name));
-                let msg = format!(
-                    "{}: nodes {} and {} share no network",
-                    app.edge_name(e),
-                    cluster.node(ns).name,
-                    cluster.node(nt).name
-                );
-                bad.entry(key)
-                    .or_insert((
-                        0,
-                        msg,
-                        vec![cname.clone(), cluster.node(ns).name.clone(), cluster.node(nt).name.clone()],
-                    ))
-                    .0 += 1;
-            }
+            Route::Unreachable => note(
+                format!("unreachable {a}-{b}"),
+                &|| format!("{}: nodes {a} and {b} share no network", app.edge_name(e)),
+                [a, b],
+            ),
             // A mapping built in memory may say "local" for an edge between two nodes (files
             // cannot): as unsound as an unreachable pair.
-            Route::Local if ns != nt => {
-                let cname = cname();
-                let key = (cname.clone(), format!("local {}-{}", cluster.node(ns).name, cluster.node(nt).name));
-                let msg = format!(
-                    "{}: routed as local, but its ends are on nodes {} and {}",
-                    app.edge_name(e),
-                    cluster.node(ns).name,
-                    cluster.node(nt).name
-                );
-                let subj = vec![cname.clone(), cluster.node(ns).name.clone(), cluster.node(nt).name.clone()];
-                bad.entry(key).or_insert((0, msg, subj)).0 += 1;
-            }
+            Route::Local if ns != nt => note(
+                format!("local {a}-{b}"),
+                &|| format!("{}: routed as local, but its ends are on nodes {a} and {b}", app.edge_name(e)),
+                [a, b],
+            ),
             Route::Local => {}
         }
     }
