@@ -29,6 +29,11 @@ pub struct Analysis {
     /// module may share a configuration-1 node with another module of C (it is no predecessor
     /// and C has another); its allocation order there is eq 8's (see `key`).
     pub eq8_wait: Vec<Option<f64>>,
+    /// Per module with synchronous inputs and outside cycles: the one predecessor r whose
+    /// execution sets its pace in every sound mapping, with factors (c, f) such that its
+    /// fastest input's pace is c x T_exec(r) and its wait (eq 7) f x T_exec(r); None when
+    /// several predecessors or a cycle set it (`pace_roots`).
+    pub pace_root: Vec<Option<(usize, f64, f64)>>,
     /// The allocation variant the verifier uses; the first-round arguments that hold only for
     /// the literal algorithm are dropped for the others.
     pub allocation: perf::Allocation,
@@ -49,14 +54,35 @@ pub struct Analysis {
 }
 
 /// Stacking parameters of a module on a node (`Analysis::stack_params`): its LD, a lower bound
-/// on u = T_exec / fastest input pace, and bounds on its first-round key T_I/O.
+/// on u = T_exec / fastest input pace, bounds on its first-round key T_I/O, and what the joint
+/// test of `may_follow` needs: T_exec, LD (as a follower: the largest of a class) and the
+/// key eq 8 gives it on a configuration-1 node (infinite where eq 8 cannot apply).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Stack {
     pub ld: f64,
     pub u: f64,
     pub key_lo: f64,
     pub key_hi: f64,
+    pub texec: f64,
+    pub ld_hi: f64,
+    pub key8: f64,
+    /// Bounds on its eq-6/7 key alone (`key_lo`/`key_hi` also cover eq 8's), for nodes that
+    /// cannot be in configuration 1: it is a predecessor (`pred`), or the other module is, or
+    /// they are in different synchronous components (`comp`; usize::MAX: several).
+    pub key7_lo: f64,
+    pub key7_hi: f64,
+    pub pred: bool,
+    pub comp: usize,
+    /// The paces (fastest input) it can have in a sound mapping, when one predecessor sets
+    /// them (one per processor type of that predecessor's domain; `npaces` = 0: unknown), and
+    /// its wait over that pace.
+    pub paces: [f64; MAX_PACES],
+    pub npaces: usize,
+    pub wait_ratio: f64,
 }
+
+/// Most distinct paces a `Stack` lists.
+pub const MAX_PACES: usize = 4;
 
 impl Stack {
     /// The most permissive of two (for a class of modules): what either may do.
@@ -66,15 +92,49 @@ impl Stack {
             u: self.u.min(o.u),
             key_lo: self.key_lo.min(o.key_lo),
             key_hi: self.key_hi.max(o.key_hi),
+            texec: self.texec.min(o.texec),
+            ld_hi: self.ld_hi.max(o.ld_hi),
+            key8: self.key8.min(o.key8),
+            key7_lo: self.key7_lo.min(o.key7_lo),
+            key7_hi: self.key7_hi.max(o.key7_hi),
+            pred: self.pred && o.pred,
+            comp: if self.comp == o.comp { self.comp } else { usize::MAX },
+            ..if self.same_paces(&o) { self } else { Stack { npaces: 0, ..self } }
         }
+    }
+
+    fn same_paces(&self, o: &Stack) -> bool {
+        self.npaces == o.npaces
+            && self.paces[..self.npaces] == o.paces[..o.npaces]
+            && self.wait_ratio == o.wait_ratio
+            && self.texec == o.texec
     }
 }
 
-/// Whether a module `then` may follow a module `first` on a CPU (`Analysis::stack_params`):
-/// `first` can come earlier in the node's order, and `then` keeps its pace after it. Tolerances
-/// keep the test a relaxation.
+/// Whether a module `then` (B) may follow a module `first` (A) on a CPU
+/// (`Analysis::stack_params`): A can come earlier in the node's order, and B keeps its pace
+/// after it. Both at once: B keeps up only if its fastest input's pace p is at least
+/// T_exec / (1 − LD_A) (its CPU's load is at least LD_A), and then its eq-7 key (the wait,
+/// at least p, minus T_exec x LD) is at least T_exec x (1 / (1 − LD_A) − LD), which A's
+/// largest key must reach unless eq 8 orders the node. Tolerances keep the test a relaxation.
 pub fn may_follow(first: Stack, then: Stack) -> bool {
-    first.ld + then.u <= 1.0 + 1e-6 && first.key_hi >= then.key_lo * (1.0 - 1e-9) - 1e-12
+    let eq8 =
+        !first.pred && !then.pred && (first.comp == then.comp || first.comp == usize::MAX || then.comp == usize::MAX);
+    let (hi_a, lo_b, key8_b) =
+        if eq8 { (first.key_hi, then.key_lo, then.key8) } else { (first.key7_hi, then.key7_lo, f64::INFINITY) };
+    let apart = first.ld + then.u <= 1.0 + 1e-6 && hi_a >= lo_b * (1.0 - 1e-9) - 1e-12;
+    if !apart || first.ld >= 1.0 {
+        return apart;
+    }
+    let reaches = |key7: f64| hi_a >= key7.min(key8_b) * (1.0 - 1e-6) - 1e-9;
+    if then.npaces > 0 {
+        // The paces B can have: one of them must do both.
+        return then.paces[..then.npaces].iter().any(|&p| {
+            then.texec <= p * (1.0 - first.ld) * (1.0 + 1e-6) + 1e-12
+                && reaches(then.texec.max(p * then.wait_ratio) - then.texec * then.ld_hi)
+        });
+    }
+    reaches(then.texec * (1.0 / (1.0 - first.ld) - then.ld_hi))
 }
 
 impl Analysis {
@@ -158,6 +218,7 @@ impl Analysis {
             inputs: Arc::new(inputs),
             cycle_of,
             eq8_wait: Vec::new(),
+            pace_root: Vec::new(),
             allocation: perf::Allocation::Literal,
             tit_lo: Vec::new(),
             tit_hi: Vec::new(),
@@ -216,6 +277,7 @@ impl Analysis {
         self.tit_lo = self.sync_lo.iteration_times(&fin(&texec_lo));
         self.tit_hi = self.sync_hi.iteration_times(&fin(&texec_hi));
         self.eq8_wait = eq8_waits(&self.sync_lo, &self.inputs, &self.tit_lo);
+        self.pace_root = pace_roots(&self.sync_lo, &self.inputs, &self.cycle_of);
         let hz = |tit: &[f64]| -> Vec<Option<f64>> {
             let mut v = vec![None; app.graph.node_count()];
             for (mi, &o) in self.modules.iter().enumerate() {
@@ -250,17 +312,26 @@ impl Analysis {
     /// modules compared on one node are both keyed one way or both the other, so "lo(a) > hi(b)"
     /// still means "a before b in every mapping".
     pub fn key(&self, app: &Application, cluster: &Cluster, mi: usize, n: NodeId) -> (f64, f64) {
+        let (lo, hi) = self.key7(app, cluster, mi, n);
+        if self.inputs[mi].is_empty() {
+            return (lo, hi);
+        }
+        let (texec, ld) = self.costs(app, cluster, mi, n);
+        match self.eq8_wait[mi] {
+            Some(w) => (lo.min(w - texec * ld), hi.max(w - texec * ld)),
+            None => (lo, hi),
+        }
+    }
+
+    /// Bounds on the eq-6/7 key of module `mi` on node `n` (see `key`).
+    pub fn key7(&self, app: &Application, cluster: &Cluster, mi: usize, n: NodeId) -> (f64, f64) {
         let (texec, ld) = self.costs(app, cluster, mi, n);
         if self.inputs[mi].is_empty() {
             let k = texec * (1.0 - ld);
             return (k, k);
         }
         let wait = |tit: &[f64]| self.inputs[mi].iter().map(|x| x.ratio * tit[x.source]).fold(texec, f64::max);
-        let (lo, hi) = (wait(&self.tit_lo) - texec * ld, wait(&self.tit_hi) - texec * ld);
-        match self.eq8_wait[mi] {
-            Some(w) => (lo.min(w - texec * ld), hi.max(w - texec * ld)),
-            None => (lo, hi),
-        }
+        (wait(&self.tit_lo) - texec * ld, wait(&self.tit_hi) - texec * ld)
     }
 
     /// A lower bound on the module's load over an iteration on node `n` (LD x T_exec / T_it_sync).
@@ -404,12 +475,49 @@ impl Analysis {
         }
         let (texec, ld) = self.costs(app, cluster, mi, n);
         let (key_lo, key_hi) = self.key(app, cluster, mi, n);
+        let (key7_lo, key7_hi) = self.key7(app, cluster, mi, n);
+        let key8 = self.eq8_wait[mi].map_or(f64::INFINITY, |w| w - texec * ld);
+        let (pred, comp) = (self.inputs[mi].is_empty(), self.sync_lo.component[mi]);
+        let (mut paces, mut npaces, mut wait_ratio) = ([0.0; MAX_PACES], 0, 1.0);
+        if let Some((r, c, f)) = self.pace_root[mi] {
+            // The root's T_exec on each processor type of its domain.
+            for &nd in &self.domain[self.modules[r].index()] {
+                let p = c * self.costs(app, cluster, r, nd).0;
+                if !p.is_finite() || paces[..npaces].contains(&p) {
+                    continue;
+                }
+                if npaces == MAX_PACES {
+                    npaces = 0;
+                    break;
+                }
+                paces[npaces] = p;
+                npaces += 1;
+            }
+            paces[..npaces].sort_by(f64::total_cmp);
+            wait_ratio = f / c;
+        }
+        let stack = Stack {
+            ld,
+            u: 1.0,
+            key_lo,
+            key_hi,
+            texec,
+            ld_hi: ld,
+            key8,
+            key7_lo,
+            key7_hi,
+            pred,
+            comp,
+            paces,
+            npaces,
+            wait_ratio,
+        };
         if self.inputs[mi].is_empty() {
-            return Some(Stack { ld, u: 1.0, key_lo, key_hi });
+            return Some(stack);
         }
         let pace = self.inputs[mi].iter().map(|x| x.ratio * self.tit_hi[x.source]).fold(f64::INFINITY, f64::min);
         let u = if pace.is_finite() && pace > 0.0 { (texec / pace).min(1.0) } else { 0.0 };
-        Some(Stack { ld, u, key_lo, key_hi })
+        Some(Stack { u, ..stack })
     }
 
     pub fn constant_pace(&self, mi: usize) -> bool {
@@ -419,6 +527,51 @@ impl Analysis {
     pub fn constant_rate(&self, e: EdgeId) -> bool {
         self.rate_lo[e.index()] == self.rate_hi[e.index()]
     }
+}
+
+/// The predecessor that sets each module's pace, with its factors (`Analysis::pace_root`). In
+/// a sound mapping a predecessor is not slowed (T_it = T_exec) and every other module outside
+/// cycles keeps up with each input (T_cexec <= k x T_it(input)), so by eq 4 its T_it is
+/// max_i k_i T_it(i): when all of a module's inputs lead to one predecessor r, T_it = F x
+/// T_exec(r), with F the largest product of ratios over its inputs, and its fastest input's
+/// pace is c x T_exec(r), c the smallest.
+fn pace_roots(
+    sg: &SyncGraph,
+    inputs: &[Vec<StaticInput>],
+    cycle_of: &[Option<usize>],
+) -> Vec<Option<(usize, f64, f64)>> {
+    let n = inputs.len();
+    let mut out: Vec<Option<(usize, f64, f64)>> = vec![None; n];
+    for comp in &sg.order {
+        let &[m] = comp.as_slice() else { continue };
+        if cycle_of[m].is_some() || inputs[m].is_empty() {
+            continue;
+        }
+        let mut root = None;
+        let (mut c, mut f) = (f64::INFINITY, 0.0f64);
+        let mut ok = true;
+        for x in &inputs[m] {
+            let (r, fx) = if inputs[x.source].is_empty() && cycle_of[x.source].is_none() {
+                (x.source, 1.0)
+            } else if let Some((r, _, fx)) = out[x.source] {
+                (r, fx)
+            } else {
+                ok = false;
+                break;
+            };
+            if root.is_some_and(|q| q != r) {
+                ok = false;
+                break;
+            }
+            root = Some(r);
+            c = c.min(x.ratio * fx);
+            f = f.max(x.ratio * fx);
+        }
+        if ok {
+            out[m] = root.map(|r| (r, c, f));
+        }
+    }
+    out
 }
 
 /// W_C per module (see `Analysis::eq8_wait`): for the modules that are no predecessor in a

@@ -13,10 +13,15 @@
 //! - loads: Σ LD x T_exec / T_it_sync <= CPUs per node (ARCHITECTURE.md, "Soundness");
 //! - stacking (`Analysis::stack_params`, `may_follow`): the modules that come first on their CPU
 //!   are at most the CPUs; every other module follows, on its CPU, a module it may follow, and
-//!   each module is followed by at most one. So for any set B of classes, the stacked modules
-//!   of B are at most the modules of the classes some member of B may follow (Hall's
+//!   each module is followed by at most one; a module that itself follows another may host only
+//!   what can keep up with the load the two leave on the CPU. So for any set B of classes, the
+//!   stacked modules of B are at most the hosts some member of B may follow (Hall's
 //!   condition), posted for B = the classes with u at least t, with key at least s, and each
-//!   single class.
+//!   single class, and added lazily for any B a solution violates (a maximum flow finds it);
+//!   when B holds every class its members may follow, some module of B comes first on its CPU
+//!   (cnt(B) <= size(B) x first(B));
+//! - predecessors: a module that paces itself needs a CPU of its own, so the modules surely
+//!   before it in its node's order are first on theirs.
 //!
 //! Members of synchronous cycles and lockstep groups (threads) take no CPU in this count;
 //! filters are ignored.
@@ -29,7 +34,7 @@
 use super::{analysis::may_follow, analysis::Stack, Analysis};
 use crate::model::{Application, Cluster, NodeId};
 use pumpkin_solver::conflict_resolvers::resolvers::ResolutionResolver;
-use pumpkin_solver::core::results::SatisfactionResult;
+use pumpkin_solver::core::results::{ProblemSolution, SatisfactionResult};
 use pumpkin_solver::core::termination::TerminationCondition;
 use pumpkin_solver::core::variables::TransformableVariable;
 use pumpkin_solver::{equals, less_than_or_equals, Solver};
@@ -69,6 +74,16 @@ struct Rows {
     used: Vec<usize>,
     /// Terms in all rows.
     terms: usize,
+    /// Per node class with stacking rows: what `separate` needs.
+    blocks: Vec<Block>,
+}
+
+/// The stacking part of one node class: per module class present there (in `here` order),
+/// its count and first variables, and `follows` (see `relaxation`).
+struct Block {
+    cnt: Vec<usize>,
+    first: Vec<usize>,
+    follows: Vec<Vec<u8>>,
 }
 
 impl Rows {
@@ -111,7 +126,7 @@ pub fn class_bound(
         return unknown;
     }
     // Hall rows cost up to (classes on a node class)² terms: past the budget, loads only.
-    let rows = match relaxation(cluster, &node_classes, &classes, true) {
+    let mut rows = match relaxation(cluster, &node_classes, &classes, true) {
         Some(r) => r,
         None => relaxation(cluster, &node_classes, &classes, false).expect("load rows are linear in the pairs"),
     };
@@ -131,11 +146,19 @@ pub fn class_bound(
         if lo > cluster.nodes.len() as i64 {
             return ClassBound { nodes: lo, complete: true };
         }
-        let verdict = exact(&rows, lo as i32, stop);
-        match verdict {
-            Some(true) => return ClassBound { nodes: lo, complete: true },
-            Some(false) => lo += 1,
-            None => return ClassBound { nodes: lo, complete: false },
+        match exact(&rows, lo as i32, stop) {
+            Exact::Sat(x) => {
+                // A solution: add the Hall rows it violates and solve again, until none is.
+                let cuts = separate(&rows, &x);
+                if cuts.is_empty() {
+                    return ClassBound { nodes: lo, complete: true };
+                }
+                for (t, _, b) in cuts {
+                    rows.ge(t, b);
+                }
+            }
+            Exact::Unsat => lo += 1,
+            Exact::Unknown => return ClassBound { nodes: lo, complete: false },
         }
     }
 }
@@ -231,7 +254,8 @@ fn classes(
 /// The rows of the relaxation (see the module's documentation).
 /// None when `hall` and the rows would exceed `MAX_TERMS` terms.
 fn relaxation(cluster: &Cluster, node_classes: &[Vec<NodeId>], classes: &[Class], hall: bool) -> Option<Rows> {
-    let mut r = Rows { upper: Vec::new(), cost: Vec::new(), rows: Vec::new(), used: Vec::new(), terms: 0 };
+    let mut r =
+        Rows { upper: Vec::new(), cost: Vec::new(), rows: Vec::new(), used: Vec::new(), terms: 0, blocks: Vec::new() };
     let used: Vec<usize> = node_classes.iter().map(|ns| r.var(1.0, ns.len() as f64)).collect();
     r.used = used.clone();
     let cnt: Vec<BTreeMap<usize, usize>> =
@@ -276,14 +300,69 @@ fn relaxation(cluster: &Cluster, node_classes: &[Vec<NodeId>], classes: &[Class]
         r.ge(firsts, 0.0);
         // Sets B of classes that may be stacked: by u (nested), by key (nested), and one at a
         // time; the hosts of a nested family grow with it, so each is built incrementally.
-        let follows: Vec<Vec<bool>> =
+        // follows[b][a]: how a module of class b may sit right after one of class a on a CPU:
+        // 0 never, 1 only when the a-module is first on its CPU, 2 also when it follows another
+        // (then the CPU carries at least 1 − (1 − LD_a)(1 − LD_x) for the lightest class x the
+        // a-module may follow: a CPU's load only grows).
+        let follows1: Vec<Vec<bool>> =
             here.iter().map(|&(_, pb)| here.iter().map(|&(_, pa)| may_follow(pa, pb)).collect()).collect();
-        let hall = |members: &[usize], hosts: &[bool], r: &mut Rows| {
-            // Σ_{b∈B} (cnt[b] − first[b]) <= Σ_{a∈N(B)} cnt[a], as a >= row.
+        let deep_ld: Vec<Option<f64>> = (0..here.len())
+            .map(|a| {
+                let lightest = (0..here.len()).filter(|&x| follows1[a][x]).map(|x| here[x].1.ld).reduce(f64::min)?;
+                Some(1.0 - (1.0 - here[a].1.ld) * (1.0 - lightest))
+            })
+            .collect();
+        let follows: Vec<Vec<u8>> = (0..here.len())
+            .map(|b| {
+                (0..here.len())
+                    .map(|a| match (follows1[b][a], deep_ld[a]) {
+                        (false, _) => 0,
+                        (true, Some(ld)) if may_follow(Stack { ld, ..here[a].1 }, here[b].1) => 2,
+                        (true, _) => 1,
+                    })
+                    .collect()
+            })
+            .collect();
+        // A predecessor R keeps its pace only on a CPU of its own, so fewer than CPUs modules
+        // come before it in the node's order (eq 7's: R's node is never in configuration 1)
+        // and each of them got an empty CPU: the classes S surely before R (smallest key above
+        // R's largest) have no stacked module on a node holding R. Over the class's nodes, at
+        // least cnt[R] / m nodes hold R (m: most R-modules per node), so
+        // Σ_S stacked <= M_S x (used − cnt[R] / m), M_S the most S may hold.
+        for &(rc, pr) in &here {
+            if !pr.pred {
+                continue;
+            }
+            let before: Vec<usize> = here
+                .iter()
+                .filter(|&&(c, pc)| c != rc && pc.key7_lo > pr.key7_hi * (1.0 + 1e-9) + 1e-12)
+                .map(|&(c, _)| c)
+                .collect();
+            if before.is_empty() {
+                continue;
+            }
+            let most: f64 = before.iter().map(|&c| classes[c].size as f64).sum();
+            let m = (classes[rc].size as f64).min(cpus);
+            let mut t = vec![(used[k], most), (cnt[rc][&k], -most / m)];
+            for &c in &before {
+                t.push((first[&c], 1.0));
+                t.push((cnt[c][&k], -1.0));
+            }
+            r.ge(t, 0.0);
+        }
+        r.blocks.push(Block {
+            cnt: here.iter().map(|&(c, _)| cnt[c][&k]).collect(),
+            first: here.iter().map(|&(c, _)| first[&c]).collect(),
+            follows: follows.clone(),
+        });
+        let hall = |members: &[usize], hosts: &[u8], r: &mut Rows| {
+            // Σ_{b∈B} (cnt[b] − first[b]) <= Σ_{a∈N(B)} (first[a] or cnt[a]), as a >= row.
             let mut coef: BTreeMap<usize, f64> = BTreeMap::new();
             for (i, &(a, _)) in here.iter().enumerate() {
-                if hosts[i] {
-                    *coef.entry(cnt[a][&k]).or_default() += 1.0;
+                match hosts[i] {
+                    0 => {}
+                    1 => *coef.entry(first[&a]).or_default() += 1.0,
+                    _ => *coef.entry(cnt[a][&k]).or_default() += 1.0,
                 }
             }
             for &i in members {
@@ -293,18 +372,32 @@ fn relaxation(cluster: &Cluster, node_classes: &[Vec<NodeId>], classes: &[Class]
             }
             let t: Vec<(usize, f64)> = coef.into_iter().filter(|e| e.1 != 0.0).collect();
             r.ge(t, 0.0);
+            // B closed (every class a member may follow is in B): walking up a CPU's sequence
+            // from a module of B stays in B, so it ends at a first module of B; with none,
+            // no module of B is on the node: cnt(B) <= (the most B may hold) x first(B).
+            let closed = hosts.iter().enumerate().all(|(i, &h)| h == 0 || members.contains(&i));
+            if closed {
+                let most: f64 = members.iter().map(|&i| classes[here[i].0].size as f64).sum();
+                let mut t = Vec::new();
+                for &i in members {
+                    let c = here[i].0;
+                    t.push((first[&c], most));
+                    t.push((cnt[c][&k], -1.0));
+                }
+                r.ge(t, 0.0);
+            }
         };
         let orders: [fn(&Stack, &Stack) -> std::cmp::Ordering; 2] =
             [|a, b| b.u.total_cmp(&a.u), |a, b| b.key_lo.total_cmp(&a.key_lo)];
         for order in &orders {
             let mut idx: Vec<usize> = (0..here.len()).collect();
             idx.sort_by(|&i, &j| order(&here[i].1, &here[j].1).then(i.cmp(&j)));
-            let mut hosts = vec![false; here.len()];
+            let mut hosts = vec![0u8; here.len()];
             let mut members = Vec::new();
             for (pos, &i) in idx.iter().enumerate() {
                 members.push(i);
                 for (a, h) in hosts.iter_mut().enumerate() {
-                    *h |= follows[i][a];
+                    *h = (*h).max(follows[i][a]);
                 }
                 // Post at the end of each run of equal values (the nested sets themselves).
                 let last =
@@ -380,7 +473,7 @@ fn lp_bound(r: &Rows, budget: Duration) -> Option<i64> {
 /// Whether the relaxation has a solution with at most `at_most` nodes used (None: unknown).
 /// Integer rows are posted as they are; fractional ones (loads) with coefficients scaled by
 /// 10,000 and rounded up on the larger side, which keeps them relaxations.
-fn exact(r: &Rows, at_most: i32, stop: &mut impl TerminationCondition) -> Option<bool> {
+fn exact(r: &Rows, at_most: i32, stop: &mut impl TerminationCondition) -> Exact {
     const S: f64 = 10_000.0;
     let mut s = Solver::default();
     let tag = s.new_constraint_tag();
@@ -402,14 +495,107 @@ fn exact(r: &Rows, at_most: i32, stop: &mut impl TerminationCondition) -> Option
     let t: Vec<_> = r.used.iter().map(|&j| vars[j].scaled(1)).collect();
     s.add_constraint(less_than_or_equals(t, at_most, tag)).post();
     if s.is_inconsistent() {
-        return Some(false);
+        return Exact::Unsat;
     }
     let mut brancher = s.default_brancher();
     let mut resolver = ResolutionResolver::default();
     let verdict = match s.satisfy(&mut brancher, stop, &mut resolver) {
-        SatisfactionResult::Satisfiable(_) => Some(true),
-        SatisfactionResult::Unsatisfiable(..) => Some(false),
-        SatisfactionResult::Unknown(..) => None,
+        SatisfactionResult::Satisfiable(sat) => {
+            let sol = sat.solution();
+            Exact::Sat(vars.iter().map(|&v| sol.get_integer_value(v)).collect())
+        }
+        SatisfactionResult::Unsatisfiable(..) => Exact::Unsat,
+        SatisfactionResult::Unknown(..) => Exact::Unknown,
     };
     verdict
+}
+
+enum Exact {
+    Sat(Vec<i32>),
+    Unsat,
+    Unknown,
+}
+
+/// Hall rows the solution `x` violates (separation): per node class, the stacked modules of
+/// each class must be matched to distinct hosts (a first module of a class they may follow, or
+/// a stacked one where `follows` says 2). A maximum flow finds a matching; when it leaves
+/// some stacked module unmatched, the classes reachable from the source in the residual graph
+/// form a set B whose stacked modules exceed its hosts: that row is returned.
+fn separate(r: &Rows, x: &[i32]) -> Vec<Row> {
+    let mut cuts = Vec::new();
+    for b in &r.blocks {
+        let n = b.cnt.len();
+        let stacked: Vec<i64> = (0..n).map(|i| (x[b.cnt[i]] - x[b.first[i]]).max(0) as i64).collect();
+        let want: i64 = stacked.iter().sum();
+        if want == 0 {
+            continue;
+        }
+        // Vertices: 0 source, 1..=n stacked classes, n+1..=2n hosts as firsts, 2n+1..=3n
+        // hosts as stacked modules, 3n+1 sink.
+        let (src, sink) = (0, 3 * n + 1);
+        let mut cap = vec![vec![0i64; 3 * n + 2]; 3 * n + 2];
+        for i in 0..n {
+            cap[src][1 + i] = stacked[i];
+            cap[n + 1 + i][sink] = x[b.first[i]] as i64;
+            cap[2 * n + 1 + i][sink] = stacked[i];
+            for a in 0..n {
+                if b.follows[i][a] >= 1 {
+                    cap[1 + i][n + 1 + a] = i64::MAX / 4;
+                }
+                if b.follows[i][a] >= 2 {
+                    cap[1 + i][2 * n + 1 + a] = i64::MAX / 4;
+                }
+            }
+        }
+        let mut flow = 0;
+        loop {
+            // Breadth-first augmenting path.
+            let mut prev = vec![usize::MAX; 3 * n + 2];
+            prev[src] = src;
+            let mut queue = std::collections::VecDeque::from([src]);
+            while let Some(u) = queue.pop_front() {
+                for v in 0..3 * n + 2 {
+                    if prev[v] == usize::MAX && cap[u][v] > 0 {
+                        prev[v] = u;
+                        queue.push_back(v);
+                    }
+                }
+            }
+            if prev[sink] == usize::MAX {
+                // Residual reachability: B = reachable stacked classes.
+                if flow < want {
+                    let members: Vec<usize> = (0..n).filter(|&i| prev[1 + i] != usize::MAX).collect();
+                    let mut coef: BTreeMap<usize, f64> = BTreeMap::new();
+                    for a in 0..n {
+                        let l = members.iter().map(|&i| b.follows[i][a]).max().unwrap_or(0);
+                        match l {
+                            0 => {}
+                            1 => *coef.entry(b.first[a]).or_default() += 1.0,
+                            _ => *coef.entry(b.cnt[a]).or_default() += 1.0,
+                        }
+                    }
+                    for &i in &members {
+                        *coef.entry(b.cnt[i]).or_default() -= 1.0;
+                        *coef.entry(b.first[i]).or_default() += 1.0;
+                    }
+                    cuts.push((coef.into_iter().filter(|e| e.1 != 0.0).collect(), false, 0.0));
+                }
+                break;
+            }
+            let mut push = i64::MAX;
+            let mut v = sink;
+            while v != src {
+                push = push.min(cap[prev[v]][v]);
+                v = prev[v];
+            }
+            let mut v = sink;
+            while v != src {
+                cap[prev[v]][v] -= push;
+                cap[v][prev[v]] += push;
+                v = prev[v];
+            }
+            flow += push;
+        }
+    }
+    cuts
 }

@@ -498,6 +498,7 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             stats.greedy_nodes = Some(k);
             stats.found_by = Some("greedy");
             best = Some((g.0, g.1, k));
+            tell(opts, start, Some(k), static_bound, 0);
         }
         stats.greedy_s = t.elapsed().as_secs_f64();
         match &best {
@@ -592,6 +593,7 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
                 let k = nodes_used(&m);
                 stats.found_by = Some("walk");
                 best = Some((m, r, k));
+                tell(opts, start, Some(k), static_bound, stats.rejected);
                 break;
             }
         }
@@ -665,6 +667,7 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
                     stats.found_by = Some("squeeze");
                     best = Some((m, r, k));
                 }
+                tell(opts, start, best.as_ref().map(|b| b.2), static_bound, stats.rejected);
             }
             stats.squeeze_s = t.elapsed().as_secs_f64();
             if best.as_ref().is_some_and(|b| b.2 <= static_bound) {
@@ -689,14 +692,8 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
         let mut l = lns::Lns::new(app, cluster, &an, &opts.perf, &opts.build, opts.build.seed);
         let rejected0 = stats.rejected;
         let mut report_progress = |i: &lns::Incumbent| {
-            if let (Some(p), lns::Score::Sound(k)) = (&opts.progress, i.score) {
-                p(&Progress {
-                    elapsed_s: start.elapsed().as_secs_f64(),
-                    best: Some(k),
-                    bound: Some(static_bound),
-                    rejected: rejected0,
-                    probes: 0,
-                });
+            if let lns::Score::Sound(k) = i.score {
+                tell(opts, start, Some(k), static_bound, rejected0);
             }
         };
         let mut inc = l.run(inc, lns::Goal::Repair, &slice, stall, &mut report_progress);
@@ -984,15 +981,7 @@ fn search(job: Job) -> Searched {
                 stats.rejected += 1;
                 reject(app, cluster, an, &mut model, &candidate, &r, &mut stats);
             }
-            if let Some(p) = &opts.progress {
-                p(&Progress {
-                    elapsed_s: start.elapsed().as_secs_f64(),
-                    best: best.as_ref().map(|b| b.2),
-                    bound: Some(static_bound),
-                    rejected: stats.rejected,
-                    probes: 0,
-                });
-            }
+            tell(opts, start, best.as_ref().map(|b| b.2), static_bound, stats.rejected);
         }
     };
     let r = run();
@@ -1002,6 +991,13 @@ fn search(job: Job) -> Searched {
         std::mem::forget(model);
     }
     r
+}
+
+/// Reports where the search stands to the progress callback, if any.
+fn tell(opts: &SolveOptions, start: Instant, best: Option<i64>, bound: i64, rejected: usize) {
+    if let Some(p) = &opts.progress {
+        p(&Progress { elapsed_s: start.elapsed().as_secs_f64(), best, bound: Some(bound), rejected, probes: 0 });
+    }
 }
 
 /// Adds the nogoods a rejected candidate teaches; always at least one that excludes it.

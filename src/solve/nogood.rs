@@ -217,26 +217,37 @@ fn first_round(cx: &Context, p: &Prediction, out: &mut Vec<(Vec<Lit>, String)>) 
                 out.push((c, format!("{} cannot keep up on {}", app.object(mo).name, cluster.node(n).name)));
                 break;
             }
-            // Modules before m whichever order the node takes.
-            let prefix: Vec<usize> = here[..pos]
-                .iter()
-                .copied()
-                .filter(|&j| an.cycle_of[j].is_none() && before7(j, mi) && before8(j, mi))
-                .collect();
+            // Modules before m in eq 7's order. A node holding m and Q is never in configuration
+            // 1 when they include a predecessor or span two synchronous components (more
+            // modules cannot change that), so eq 7's order is the only one to consider there;
+            // otherwise Q must starve m in eq 8's order too, with every member before m in it.
+            let sg = &an.sync_lo;
+            let never_eq8 = |q: &[usize]| {
+                sg.is_predecessor(mi) || q.iter().any(|&j| sg.is_predecessor(j) || sg.component[j] != sg.component[mi])
+            };
+            let least = |seq: &[usize]| {
+                let lds: Vec<f64> = seq.iter().map(|&j| p.modules[j].ld).collect();
+                loads_after(&lds, cpus).into_iter().fold(f64::INFINITY, f64::min)
+            };
             let starved = |q: &[usize]| {
-                let least = |seq: &[usize]| {
-                    let lds: Vec<f64> = seq.iter().map(|&j| p.modules[j].ld).collect();
-                    loads_after(&lds, cpus).into_iter().fold(f64::INFINITY, f64::min)
-                };
                 let mut by7 = q.to_vec();
                 by7.sort_by(|&a, &b| p.modules[b].first.tio.total_cmp(&p.modules[a].first.tio).then(a.cmp(&b)));
+                if !fails_with((1.0 - least(&by7)).max(0.0)) {
+                    return false;
+                }
+                if never_eq8(q) {
+                    return true;
+                }
                 let mut by8 = q.to_vec();
                 by8.sort_by(|&a, &b| w(a).total_cmp(&w(b)).then(a.cmp(&b)));
-                fails_with((1.0 - least(&by7)).max(0.0)) && fails_with((1.0 - least(&by8)).max(0.0))
+                q.iter().all(|&j| before8(j, mi)) && fails_with((1.0 - least(&by8)).max(0.0))
             };
-            if !starved(&prefix) {
+            let by7: Vec<usize> =
+                here[..pos].iter().copied().filter(|&j| an.cycle_of[j].is_none() && before7(j, mi)).collect();
+            let both: Vec<usize> = by7.iter().copied().filter(|&j| before8(j, mi)).collect();
+            let Some(prefix) = [by7, both].into_iter().find(|q| starved(q)) else {
                 break; // what starves m here depends on the order or on cycles: no generalisation
-            }
+            };
             let mut q = prefix;
             let mut i = q.len();
             while i > 0 {

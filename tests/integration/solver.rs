@@ -579,3 +579,132 @@ proptest! {
         }
     }
 }
+
+/// One fast network for the hand-made clusters below.
+const ETH: &str = "[[networks]]\nname = \"eth\"\nbandwidth = \"1 GB/s\"\nlatency = \"0 ms\"\n";
+
+/// Minimum nodes by brute force, the class bound (csp::bound) and `solve --minimize nodes` on
+/// one instance: all three must be `want`.
+fn bound_matches_brute_force(app: &str, cluster: &str, want: i64) {
+    let app = parse::application_from_str(app, "app.toml", &[]).unwrap();
+    let cluster = parse::cluster_from_str(cluster, "cluster.toml").unwrap();
+    let min =
+        brute_force(&app, &cluster).iter().map(|(nodes, _)| nodes.iter().collect::<BTreeSet<_>>().len() as i64).min();
+    assert_eq!(min, Some(want), "brute force");
+    let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+    let b = flowmap::csp::bound::class_bound(
+        &app,
+        &cluster,
+        &an,
+        0,
+        std::time::Duration::from_secs(5),
+        &mut pumpkin_solver::core::termination::Indefinite,
+    );
+    assert_eq!((b.nodes, b.complete), (want, true), "class bound");
+    let mut o = exact_opts(true);
+    o.minimize = Some(solve::Objective::Nodes);
+    let r = solve::solve(&app, &cluster, None, &o);
+    assert_eq!((r.status, r.objective), (Status::Optimal, Some((want, want))));
+}
+
+/// A module's pace is set by one predecessor, so it takes one of that predecessor's T_exec
+/// values, not anything between them (`Analysis::pace_root`). p1 (15.02 ms on fast, LD 0.74)
+/// is paced by s1 (28.61 ms on fast, 49.67 ms on slow); can it share a 1-CPU fast node with
+/// s2 (65.09 ms, LD 0.59, key T_exec x (1 − LD) = 26.69 ms)? At pace 28.61 ms it cannot keep
+/// up behind s2 (T_cexec = 15.02 / 0.41 = 36.63 ms); at 49.67 ms its key 49.67 − 15.02 x 0.74
+/// = 38.56 ms puts it before s2, which is then starved. Any pace in between with a key at most
+/// 26.69 and at least 36.63 would do (36.63 − 11.11 = 25.52), so a bound over the interval
+/// gives 2 nodes. No other pair fits on one CPU (s1 + p1: p1's key 17.50 > s1's 16.31 on fast,
+/// 28.33 > 28.31 on slow; two predecessors starve one another): 3 nodes.
+#[test]
+fn class_bound_uses_the_paces_a_predecessor_can_set() {
+    let app = r#"
+[[modules]]
+name = "s1"
+texec = { fast = "28.61 ms", slow = "49.67 ms" }
+load = { fast = 0.43, slow = 0.43 }
+[[modules]]
+name = "p1"
+texec = { fast = "15.02 ms", slow = "28.84 ms" }
+load = { fast = 0.74, slow = 0.74 }
+[[modules]]
+name = "s2"
+texec = { fast = "65.09 ms" }
+load = { fast = 0.59 }
+[[connections]]
+from = "s1"
+to = "p1"
+kind = "fifo"
+volume = "1 B"
+"#;
+    let cluster = ETH.to_string()
+        + r#"
+[[nodes]]
+names = "f0..f1"
+cpus = 1
+processor = "fast"
+networks = ["eth"]
+[[nodes]]
+names = "s0"
+cpus = 1
+processor = "slow"
+networks = ["eth"]
+"#;
+    bound_matches_brute_force(app, &cluster, 3);
+}
+
+/// A predecessor needs a CPU of its own, so the modules before it in its node's order each got
+/// an empty CPU. On the 2-CPU node d: r (18.4 ms, LD 0.83, key 18.4 x 0.17 = 3.128 ms) and
+/// j (4.6 ms, LD 0.03, key 4.462 ms) are pinned; x (44.4 ms, LD 0.99) is paced by src
+/// (47.84 ms), so its key is 47.84 − 44.4 x 0.99 = 3.884 ms. x keeps up behind j alone
+/// (44.4 / 0.97 = 45.77 <= 47.84), but the order is j, x, r: x takes the second CPU and r
+/// lands on j's, starved. Behind src on e it cannot keep up (44.4 / 0.5 = 88.8 ms). So x needs
+/// g: 3 nodes, where a bound that lets x follow j on d gives 2.
+#[test]
+fn class_bound_keeps_modules_before_a_predecessor_on_cpus_of_their_own() {
+    let app = r#"
+[[modules]]
+name = "src"
+texec = { fast = "47.84 ms" }
+load = { fast = 0.5 }
+pin = ["e"]
+[[modules]]
+name = "x"
+texec = { fast = "44.4 ms" }
+load = { fast = 0.99 }
+[[modules]]
+name = "r"
+texec = { fast = "18.4 ms" }
+load = { fast = 0.83 }
+pin = ["d"]
+[[modules]]
+name = "j"
+texec = { fast = "4.6 ms" }
+load = { fast = 0.03 }
+pin = ["d"]
+[[connections]]
+from = "src"
+to = "x"
+kind = "fifo"
+volume = "1 B"
+"#;
+    let cluster = ETH.to_string()
+        + r#"
+[[nodes]]
+names = "d"
+cpus = 2
+processor = "fast"
+networks = ["eth"]
+[[nodes]]
+names = "e"
+cpus = 1
+processor = "fast"
+networks = ["eth"]
+[[nodes]]
+names = "g"
+cpus = 1
+processor = "fast"
+networks = ["eth"]
+"#;
+    bound_matches_brute_force(app, &cluster, 3);
+}
