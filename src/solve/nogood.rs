@@ -264,7 +264,17 @@ fn first_round(cx: &Context, p: &Prediction, out: &mut Vec<(Vec<Lit>, String)>) 
             for &j in &q {
                 c.push(Lit::Place(an.modules[j], n, false));
             }
-            c.extend(cx.speed_escape(&anc_q, true, true));
+            // A slower ancestor only raises a Q member's key, which keeps it before m; and
+            // with at most CPUs(n) members their order among themselves does not change the
+            // least CPU load they leave (each takes an empty CPU of its own): then the
+            // ancestors Q alone depends on escape only by running faster.
+            if q.len() <= cpus {
+                let (shared, own): (Vec<usize>, Vec<usize>) = anc_q.iter().partition(|j| anc_m.contains(j));
+                c.extend(cx.speed_escape(&shared, true, true));
+                c.extend(cx.speed_escape(&own, false, true));
+            } else {
+                c.extend(cx.speed_escape(&anc_q, true, true));
+            }
             let only_m: Vec<usize> = anc_m.into_iter().filter(|j| !anc_q.contains(j) && !q.contains(j)).collect();
             c.extend(cx.speed_escape(&only_m, true, false));
             out.push((c, format!("{} on {} after {} module(s)", app.object(mo).name, cluster.node(n).name, q.len())));
