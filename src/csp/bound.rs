@@ -52,6 +52,8 @@ pub struct ClassBound {
 const MAX_PAIRS: usize = 2_000;
 /// Above this many terms in the relaxation, the Hall-type stacking rows are left out.
 const MAX_TERMS: usize = 200_000;
+/// Closed Hall sets get their "some module first" row up to this many classes.
+const CLOSED_MAX: usize = 4;
 /// Above this many rows, the LP is not tried (microlp's dense steps grow quadratically).
 const MAX_LP_ROWS: usize = 20_000;
 
@@ -343,10 +345,11 @@ fn relaxation(cluster: &Cluster, node_classes: &[Vec<NodeId>], classes: &[Class]
             }
             let most: f64 = before.iter().map(|&c| classes[c].size as f64).sum();
             let m = (classes[rc].size as f64).min(cpus);
-            let mut t = vec![(used[k], most), (cnt[rc][&k], -most / m)];
+            // Times m, so that the row stays integral.
+            let mut t = vec![(used[k], most * m), (cnt[rc][&k], -most)];
             for &c in &before {
-                t.push((first[&c], 1.0));
-                t.push((cnt[c][&k], -1.0));
+                t.push((first[&c], m));
+                t.push((cnt[c][&k], -m));
             }
             r.ge(t, 0.0);
         }
@@ -375,7 +378,9 @@ fn relaxation(cluster: &Cluster, node_classes: &[Vec<NodeId>], classes: &[Class]
             // B closed (every class a member may follow is in B): walking up a CPU's sequence
             // from a module of B stays in B, so it ends at a first module of B; with none,
             // no module of B is on the node: cnt(B) <= (the most B may hold) x first(B).
-            let closed = hosts.iter().enumerate().all(|(i, &h)| h == 0 || members.contains(&i));
+            // Only for small sets: the nested families' large sets would multiply the terms.
+            let closed =
+                members.len() <= CLOSED_MAX && hosts.iter().enumerate().all(|(i, &h)| h == 0 || members.contains(&i));
             if closed {
                 let most: f64 = members.iter().map(|&i| classes[here[i].0].size as f64).sum();
                 let mut t = Vec::new();
