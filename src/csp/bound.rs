@@ -42,10 +42,13 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// The bound and whether the relaxation was solved to its optimum.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClassBound {
     pub nodes: i64,
     pub complete: bool,
+    /// When complete: a solution of the relaxation at `nodes`, as node classes (their nodes)
+    /// with how many of each it uses; a hint for where a mapping with that many nodes could be.
+    pub shape: Vec<(Vec<NodeId>, usize)>,
 }
 
 /// Above this many (module class, node class) pairs, classes are coarsened.
@@ -115,7 +118,7 @@ pub fn class_bound(
     lp_budget: Duration,
     stop: &mut impl TerminationCondition,
 ) -> ClassBound {
-    let unknown = ClassBound { nodes: from.max(0), complete: false };
+    let unknown = ClassBound { nodes: from.max(0), complete: false, shape: Vec::new() };
     let (node_classes, classes) = match classes(app, cluster, an, true, stop) {
         Classes::Built(n, c) => (n, c),
         Classes::Stopped => return unknown,
@@ -143,24 +146,30 @@ pub fn class_bound(
     }
     loop {
         if stop.should_stop() {
-            return ClassBound { nodes: lo, complete: false };
+            return ClassBound { nodes: lo, complete: false, shape: Vec::new() };
         }
         if lo > cluster.nodes.len() as i64 {
-            return ClassBound { nodes: lo, complete: true };
+            return ClassBound { nodes: lo, complete: true, shape: Vec::new() };
         }
         match exact(&rows, lo as i32, stop) {
             Exact::Sat(x) => {
                 // A solution: add the Hall rows it violates and solve again, until none is.
                 let cuts = separate(&rows, &x);
                 if cuts.is_empty() {
-                    return ClassBound { nodes: lo, complete: true };
+                    let shape = node_classes
+                        .iter()
+                        .zip(&rows.used)
+                        .filter(|&(_, &u)| x[u] > 0)
+                        .map(|(ns, &u)| (ns.clone(), x[u] as usize))
+                        .collect();
+                    return ClassBound { nodes: lo, complete: true, shape };
                 }
                 for (t, _, b) in cuts {
                     rows.ge(t, b);
                 }
             }
             Exact::Unsat => lo += 1,
-            Exact::Unknown => return ClassBound { nodes: lo, complete: false },
+            Exact::Unknown => return ClassBound { nodes: lo, complete: false, shape: Vec::new() },
         }
     }
 }

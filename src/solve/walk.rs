@@ -558,6 +558,38 @@ const PAIRS_FROM: usize = 5;
 /// Kicks a squeeze attempt's walk may take without a new fewest error count.
 const SQUEEZE_KICKS: usize = 2;
 
+/// A sound mapping on the nodes `allowed` only, from `cur`: the objects elsewhere move each to
+/// its cheapest allowed node (`Tables::cost`), then the walk repairs on the allowed nodes until
+/// the mapping is sound or it gives up (None; also when an object has no allowed node).
+pub fn onto(
+    cx: Ctx,
+    cur: &Mapping,
+    rep: &Report,
+    allowed: &[bool],
+    seed: u64,
+    stop: &mut dyn FnMut() -> bool,
+) -> Option<(Mapping, Report)> {
+    let Ctx { app, an, .. } = cx;
+    let bytes = edge_bytes(cx, Some(rep));
+    let mut m = cur.clone();
+    let movers: Vec<ObjectId> = app.graph.node_indices().filter(|&o| !allowed[m.node_of(o).ix()]).collect();
+    for &o in &movers {
+        let t = Tables::new(cx, &m, &bytes, Some(o));
+        let (_, n) = an.domain[o.index()]
+            .iter()
+            .copied()
+            .filter(|n| allowed[n.ix()])
+            .map(|n| (t.cost(cx, &m, &bytes, o, n), n))
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))?;
+        m.placement[o.index()].node = n;
+        m.placement[o.index()].cpu = None;
+    }
+    for &o in &movers {
+        reroute(cx, &mut m, o, &bytes);
+    }
+    walk(cx, m, seed, usize::MAX, Some(allowed), SQUEEZE_KICKS, stop)
+}
+
 /// Fewer nodes by walking: repeatedly takes the used node with the fewest modules (then
 /// objects), moves its objects to their best other used nodes by `Tables::cost`, and walks
 /// on the remaining used nodes until the mapping is sound (kept) or the walk gives up (the
@@ -637,42 +669,13 @@ pub fn squeeze(
         for &x in &out {
             allowed[x] = false;
         }
-        // Relocate the victims' objects, each to its cheapest allowed node.
-        let bytes = edge_bytes(cx, Some(&rep));
-        let mut m = cur.clone();
-        let movers: Vec<ObjectId> = app.graph.node_indices().filter(|&o| out.contains(&m.node_of(o).ix())).collect();
-        let mut ok = true;
-        for &o in &movers {
-            let t = Tables::new(cx, &m, &bytes, Some(o));
-            let best = an.domain[o.index()]
-                .iter()
-                .copied()
-                .filter(|n| allowed[n.ix()])
-                .map(|n| (t.cost(cx, &m, &bytes, o, n), n))
-                .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            match best {
-                Some((_, n)) => {
-                    m.placement[o.index()].node = n;
-                    m.placement[o.index()].cpu = None;
-                }
-                None => {
-                    ok = false;
-                    break;
-                }
-            }
-        }
-        if ok {
-            for &o in &movers {
-                reroute(cx, &mut m, o, &bytes);
-            }
-            let s = seed.wrapping_add(attempt as u64).wrapping_add(rng.random::<u32>() as u64);
-            if let Some((m, r)) = walk(cx, m, s, usize::MAX, Some(&allowed), SQUEEZE_KICKS, stop) {
-                cur = m;
-                rep = r;
-                failed.iter_mut().for_each(|f| *f = false);
-                failed_pairs.clear();
-                continue;
-            }
+        let s = seed.wrapping_add(attempt as u64).wrapping_add(rng.random::<u32>() as u64);
+        if let Some((m, r)) = onto(cx, &cur, &rep, &allowed, s, stop) {
+            cur = m;
+            rep = r;
+            failed.iter_mut().for_each(|f| *f = false);
+            failed_pairs.clear();
+            continue;
         }
         if out.len() == 1 && !failed[v] {
             failed[v] = true;
