@@ -26,7 +26,11 @@
 //! Members of synchronous cycles and lockstep groups (threads) take no CPU in this count;
 //! filters are ignored.
 //!
-//! Solved twice: as a linear program (microlp, milliseconds; its bound certified by weak
+//! The nested families and the predecessor rows are posted as chains of partial sums, so the
+//! rows grow linearly with the classes on a node class (posted set by set they grew with its
+//! square and did not fit at 1,000 modules).
+//!
+//! Solved twice: as a linear program (clarabel's interior point; its bound certified by weak
 //! duality on the dual solution, so it holds whatever the LP solver's accuracy), then exactly
 //! with pumpkin from there: each "no solution with at most j nodes" is a proof, so the bound is
 //! the smallest j not refuted, even when the budget ends first.
@@ -54,11 +58,9 @@ pub struct ClassBound {
 /// Above this many (module class, node class) pairs, classes are coarsened.
 const MAX_PAIRS: usize = 2_000;
 /// Above this many terms in the relaxation, the Hall-type stacking rows are left out.
-const MAX_TERMS: usize = 200_000;
+const MAX_TERMS: usize = 1_000_000;
 /// Closed Hall sets get their "some module first" row up to this many classes.
 const CLOSED_MAX: usize = 4;
-/// Above this many rows, the LP is not tried (microlp's dense steps grow quadratically).
-const MAX_LP_ROWS: usize = 20_000;
 
 struct Class {
     /// Node classes the module class may use, with the most permissive stacking parameters of
@@ -136,12 +138,21 @@ pub fn class_bound(
         None => relaxation(cluster, &node_classes, &classes, false).expect("load rows are linear in the pairs"),
     };
     let mut lo = from.max(0);
-    // microlp polls its time limit coarsely (measured: 1.04 s on a 75 ms limit at 13,249
-    // rows), so the LP runs only when the budget covers about a second per 4,000 rows.
-    let lp_fits = lp_budget.as_secs_f64() * 4_000.0 >= rows.rows.len() as f64;
-    if rows.rows.len() <= MAX_LP_ROWS && lp_fits && !stop.should_stop() {
-        if let Some(b) = lp_bound(&rows, lp_budget) {
+    // The LP by interior point when its predicted time fits the budget (the factorisation's
+    // fill grows steeply with the stacking rows: measured on this machine 0.4 s at 30,562
+    // terms, 3.7 s at 81,049, about 6 s per iteration at 322,882); otherwise, or when it does
+    // not converge, the loads-only relaxation's LP (milliseconds), which bounds less.
+    if !stop.should_stop() {
+        let predicted = 3.7 * (rows.terms as f64 / 81_000.0).powf(2.5);
+        let full = if predicted <= lp_budget.as_secs_f64() { ipm_bound(&rows, lp_budget) } else { None };
+        if let Some((b, _)) = full {
             lo = lo.max(b);
+        }
+        if !full.is_some_and(|(_, solved)| solved) && !rows.blocks.is_empty() && !stop.should_stop() {
+            let loads = relaxation(cluster, &node_classes, &classes, false).expect("load rows are linear in the pairs");
+            if let Some((b, _)) = ipm_bound(&loads, lp_budget) {
+                lo = lo.max(b);
+            }
         }
     }
     loop {
@@ -334,39 +345,72 @@ fn relaxation(cluster: &Cluster, node_classes: &[Vec<NodeId>], classes: &[Class]
                     .collect()
             })
             .collect();
+        let total: f64 = here.iter().map(|&(c, _)| classes[c].size as f64).sum();
         // A predecessor R keeps its pace only on a CPU of its own, so fewer than CPUs modules
         // come before it in the node's order (eq 7's: R's node is never in configuration 1)
         // and each of them got an empty CPU: the classes S surely before R (smallest key above
         // R's largest) have no stacked module on a node holding R. Over the class's nodes, at
         // least cnt[R] / m nodes hold R (m: most R-modules per node), so
         // Σ_S stacked <= M_S x (used − cnt[R] / m), M_S the most S may hold.
-        for &(rc, pr) in &here {
+        // The sets S are prefixes of the classes by decreasing key: their stacked counts are
+        // a chain T_p = T_{p'} + Σ (cnt − first) over the classes between, so each row has
+        // three terms besides.
+        let mut by_key: Vec<usize> = (0..here.len()).collect();
+        by_key.sort_by(|&i, &j| here[j].1.key7_lo.total_cmp(&here[i].1.key7_lo).then(i.cmp(&j)));
+        let mut wanted: Vec<(usize, usize)> = Vec::new();
+        for (ri, &(_, pr)) in here.iter().enumerate() {
             if !pr.pred {
                 continue;
             }
-            let before: Vec<usize> = here
-                .iter()
-                .filter(|&&(c, pc)| c != rc && pc.key7_lo > pr.key7_hi * (1.0 + 1e-9) + 1e-12)
-                .map(|&(c, _)| c)
-                .collect();
-            if before.is_empty() {
-                continue;
+            let p = by_key.iter().take_while(|&&i| here[i].1.key7_lo > pr.key7_hi * (1.0 + 1e-9) + 1e-12).count();
+            if p > 0 {
+                wanted.push((p, ri));
             }
-            let most: f64 = before.iter().map(|&c| classes[c].size as f64).sum();
+        }
+        wanted.sort_unstable();
+        let (mut done, mut t_prev, mut most) = (0usize, None::<usize>, 0.0f64);
+        for &(p, ri) in &wanted {
+            if p > done {
+                let v = r.var(0.0, total);
+                let mut t = vec![(v, 1.0)];
+                t.extend(t_prev.map(|u| (u, -1.0)));
+                for &i in &by_key[done..p] {
+                    let c = here[i].0;
+                    t.push((cnt[c][&k], -1.0));
+                    t.push((first[&c], 1.0));
+                    most += classes[c].size as f64;
+                }
+                r.eq(t, 0.0);
+                (done, t_prev) = (p, Some(v));
+            }
+            let rc = here[ri].0;
             let m = (classes[rc].size as f64).min(cpus);
             // Times m, so that the row stays integral.
-            let mut t = vec![(used[k], most * m), (cnt[rc][&k], -most)];
-            for &c in &before {
-                t.push((first[&c], m));
-                t.push((cnt[c][&k], -m));
-            }
-            r.ge(t, 0.0);
+            r.ge(vec![(used[k], most * m), (cnt[rc][&k], -most), (t_prev.expect("p > 0"), -m)], 0.0);
         }
         r.blocks.push(Block {
             cnt: here.iter().map(|&(c, _)| cnt[c][&k]).collect(),
             first: here.iter().map(|&(c, _)| first[&c]).collect(),
             follows: follows.clone(),
         });
+        // B closed (every class a member may follow is in B): walking up a CPU's sequence
+        // from a module of B stays in B, so it ends at a first module of B; with none, no
+        // module of B is on the node: cnt(B) <= (the most B may hold) x first(B). Only for
+        // small sets: the nested families' large sets would multiply the terms.
+        let closed = |members: &[usize], hosts: &[u8], r: &mut Rows| {
+            let closed =
+                members.len() <= CLOSED_MAX && hosts.iter().enumerate().all(|(i, &h)| h == 0 || members.contains(&i));
+            if closed {
+                let most: f64 = members.iter().map(|&i| classes[here[i].0].size as f64).sum();
+                let mut t = Vec::new();
+                for &i in members {
+                    let c = here[i].0;
+                    t.push((first[&c], most));
+                    t.push((cnt[c][&k], -1.0));
+                }
+                r.ge(t, 0.0);
+            }
+        };
         let hall = |members: &[usize], hosts: &[u8], r: &mut Rows| {
             // Σ_{b∈B} (cnt[b] − first[b]) <= Σ_{a∈N(B)} (first[a] or cnt[a]), as a >= row.
             let mut coef: BTreeMap<usize, f64> = BTreeMap::new();
@@ -384,23 +428,12 @@ fn relaxation(cluster: &Cluster, node_classes: &[Vec<NodeId>], classes: &[Class]
             }
             let t: Vec<(usize, f64)> = coef.into_iter().filter(|e| e.1 != 0.0).collect();
             r.ge(t, 0.0);
-            // B closed (every class a member may follow is in B): walking up a CPU's sequence
-            // from a module of B stays in B, so it ends at a first module of B; with none,
-            // no module of B is on the node: cnt(B) <= (the most B may hold) x first(B).
-            // Only for small sets: the nested families' large sets would multiply the terms.
-            let closed =
-                members.len() <= CLOSED_MAX && hosts.iter().enumerate().all(|(i, &h)| h == 0 || members.contains(&i));
-            if closed {
-                let most: f64 = members.iter().map(|&i| classes[here[i].0].size as f64).sum();
-                let mut t = Vec::new();
-                for &i in members {
-                    let c = here[i].0;
-                    t.push((first[&c], most));
-                    t.push((cnt[c][&k], -1.0));
-                }
-                r.ge(t, 0.0);
-            }
+            closed(members, hosts, r);
         };
+        // The nested families as chains: S_j = S_{j-1} + Σ_{new members} (cnt − first) and
+        // H_j = H_{j-1} + what the hosts gain (a class becomes a host, or a first-only host
+        // becomes a full one), with H_j >= S_j; the same rows as posting each set on its own,
+        // in terms linear in the classes instead of quadratic.
         let orders: [fn(&Stack, &Stack) -> std::cmp::Ordering; 2] =
             [|a, b| b.u.total_cmp(&a.u), |a, b| b.key_lo.total_cmp(&a.key_lo)];
         for order in &orders {
@@ -408,16 +441,45 @@ fn relaxation(cluster: &Cluster, node_classes: &[Vec<NodeId>], classes: &[Class]
             idx.sort_by(|&i, &j| order(&here[i].1, &here[j].1).then(i.cmp(&j)));
             let mut hosts = vec![0u8; here.len()];
             let mut members = Vec::new();
+            let (mut s_prev, mut h_prev): (Option<usize>, Option<usize>) = (None, None);
+            let mut s_terms: Vec<(usize, f64)> = Vec::new();
+            let mut h_terms: Vec<(usize, f64)> = Vec::new();
             for (pos, &i) in idx.iter().enumerate() {
                 members.push(i);
+                let c = here[i].0;
+                s_terms.push((cnt[c][&k], -1.0));
+                s_terms.push((first[&c], 1.0));
                 for (a, h) in hosts.iter_mut().enumerate() {
-                    *h = (*h).max(follows[i][a]);
+                    let new = (*h).max(follows[i][a]);
+                    let ca = here[a].0;
+                    match (*h, new) {
+                        (0, 1) => h_terms.push((first[&ca], -1.0)),
+                        (0, 2) => h_terms.push((cnt[ca][&k], -1.0)),
+                        (1, 2) => {
+                            h_terms.push((cnt[ca][&k], -1.0));
+                            h_terms.push((first[&ca], 1.0));
+                        }
+                        _ => {}
+                    }
+                    *h = new;
                 }
                 // Post at the end of each run of equal values (the nested sets themselves).
                 let last =
                     pos + 1 == idx.len() || order(&here[i].1, &here[idx[pos + 1]].1) != std::cmp::Ordering::Equal;
                 if last {
-                    hall(&members, &hosts, &mut r);
+                    let sv = r.var(0.0, total);
+                    let mut t = std::mem::take(&mut s_terms);
+                    t.push((sv, 1.0));
+                    t.extend(s_prev.map(|v| (v, -1.0)));
+                    r.eq(t, 0.0);
+                    let hv = r.var(0.0, total);
+                    let mut t = std::mem::take(&mut h_terms);
+                    t.push((hv, 1.0));
+                    t.extend(h_prev.map(|v| (v, -1.0)));
+                    r.eq(t, 0.0);
+                    r.ge(vec![(hv, 1.0), (sv, -1.0)], 0.0);
+                    (s_prev, h_prev) = (Some(sv), Some(hv));
+                    closed(&members, &hosts, &mut r);
                     if r.terms > MAX_TERMS {
                         return None;
                     }
@@ -436,37 +498,12 @@ fn relaxation(cluster: &Cluster, node_classes: &[Vec<NodeId>], classes: &[Class]
     Some(r)
 }
 
-/// A lower bound on the relaxation's optimum from its LP: microlp solves the dual
-/// (max b·y, Aᵀy <= c, y >= 0 on inequality rows), and weak duality is applied to the dual
-/// solution as returned, after clamping signs, with each violated dual constraint charged at
-/// its primal variable's upper bound: for every feasible x,
-/// c·x >= yᵀAx − Σ_j max(0, (Aᵀy)_j − c_j) u_j >= b·y − Σ_j max(0, ...) u_j.
-fn lp_bound(r: &Rows, budget: Duration) -> Option<i64> {
-    use microlp::{ComparisonOp, OptimizationDirection, Problem};
-    let mut dual = Problem::new(OptimizationDirection::Maximize);
-    // Interrupted, the dual's best feasible point so far still certifies a bound.
-    dual.set_time_limit(budget);
-    let y: Vec<microlp::Variable> = r
-        .rows
-        .iter()
-        .map(|(_, eq, b)| dual.add_var(*b, if *eq { (f64::NEG_INFINITY, f64::INFINITY) } else { (0.0, f64::INFINITY) }))
-        .collect();
-    let mut cols: Vec<Vec<(microlp::Variable, f64)>> = vec![Vec::new(); r.cost.len()];
-    for (i, (terms, _, _)) in r.rows.iter().enumerate() {
-        for &(j, a) in terms {
-            cols[j].push((y[i], a));
-        }
-    }
-    for (j, col) in cols.iter().enumerate() {
-        dual.add_constraint(col.as_slice(), ComparisonOp::Le, r.cost[j]);
-    }
-    let sol = dual.solve().ok()?.into_solution().ok()?;
-    let w: Vec<f64> = r
-        .rows
-        .iter()
-        .zip(&y)
-        .map(|((_, eq, _), &v)| if *eq { sol.var_value(v) } else { sol.var_value(v).max(0.0) })
-        .collect();
+/// The bound weak duality gives for multipliers `w` (one per row, whatever their source):
+/// signs clamped on inequality rows, each violated dual constraint charged at its primal
+/// variable's upper bound: for every feasible x,
+/// c·x >= wᵀAx − Σ_j max(0, (Aᵀw)_j − c_j) u_j >= b·w − Σ_j max(0, ...) u_j.
+fn certify(r: &Rows, w: &[f64]) -> Option<i64> {
+    let w: Vec<f64> = r.rows.iter().zip(w).map(|((_, eq, _), &v)| if *eq { v } else { v.max(0.0) }).collect();
     let mut at = vec![0.0f64; r.cost.len()];
     let mut bound = 0.0;
     for (i, (terms, _, b)) in r.rows.iter().enumerate() {
@@ -482,6 +519,66 @@ fn lp_bound(r: &Rows, budget: Duration) -> Option<i64> {
         }
     }
     bound.is_finite().then(|| (bound - 1e-6).ceil().max(0.0) as i64)
+}
+
+/// The same bound from an interior-point solve of the primal (clarabel): every row negated
+/// into `−Σ a x + s = −b` (s in the zero cone for equalities, >= 0 otherwise), so the dual
+/// vector z is the rows' multipliers w, which `certify` turns into a proven bound whatever the
+/// solver's accuracy or status.
+fn ipm_bound(r: &Rows, budget: Duration) -> Option<(i64, bool)> {
+    use clarabel::algebra::CscMatrix;
+    use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
+    let n = r.cost.len();
+    let rows = &r.rows;
+    // Row order: equalities (zero cone), then inequalities, then x >= 0 and x <= u.
+    let mut order: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].1).collect();
+    let n_eq = order.len();
+    order.extend((0..rows.len()).filter(|&i| !rows[i].1));
+    let m = order.len() + 2 * n;
+    let mut cols: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+    let mut b = vec![0.0; m];
+    for (pos, &i) in order.iter().enumerate() {
+        let (terms, _, rhs) = &rows[i];
+        for &(j, a) in terms {
+            cols[j].push((pos, -a));
+        }
+        b[pos] = -rhs;
+    }
+    for (j, col) in cols.iter_mut().enumerate() {
+        let (lo, hi) = (order.len() + j, order.len() + n + j);
+        col.push((lo, -1.0));
+        col.push((hi, 1.0));
+        b[hi] = r.upper[j];
+    }
+    let (mut colptr, mut rowval, mut nzval) = (vec![0usize], Vec::new(), Vec::new());
+    for col in &mut cols {
+        col.sort_by_key(|e| e.0);
+        // Merge repeated rows (a variable twice in one row).
+        let mut last: Option<usize> = None;
+        for &(i, a) in col.iter() {
+            if last == Some(i) {
+                *nzval.last_mut().expect("merged") += a;
+            } else {
+                rowval.push(i);
+                nzval.push(a);
+                last = Some(i);
+            }
+        }
+        colptr.push(rowval.len());
+    }
+    let a = CscMatrix::new(m, n, colptr, rowval, nzval);
+    let p = CscMatrix::<f64>::zeros((n, n));
+    let cones = [SupportedConeT::ZeroConeT(n_eq), SupportedConeT::NonnegativeConeT(m - n_eq)];
+    let settings = DefaultSettings { verbose: false, time_limit: budget.as_secs_f64(), ..DefaultSettings::default() };
+    let mut solver = DefaultSolver::new(&p, &r.cost, &a, &b, &cones, settings).ok()?;
+    solver.solve();
+    let z = &solver.solution.z;
+    let mut w = vec![0.0; r.rows.len()];
+    for (pos, &i) in order.iter().enumerate() {
+        w[i] = z[pos];
+    }
+    let solved = matches!(solver.solution.status, SolverStatus::Solved | SolverStatus::AlmostSolved);
+    certify(r, &w).map(|b| (b, solved))
 }
 
 /// Whether the relaxation has a solution with at most `at_most` nodes used (None: unknown).
@@ -612,4 +709,33 @@ fn separate(r: &Rows, x: &[i32]) -> Vec<Row> {
         }
     }
     cuts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(rows: Vec<Row>, cost: Vec<f64>, upper: Vec<f64>) -> Rows {
+        Rows { upper, cost, rows, used: Vec::new(), terms: 0, blocks: Vec::new() }
+    }
+
+    /// min x0 + 2 x1 + x2 with x0 + x1 >= 3, x0 <= 2, x2 = 1.5: by hand x0 = 2, x1 = 1,
+    /// x2 = 1.5, value 5.5, so at least 6 for integers; multipliers 2 (first row) and
+    /// 1 (second) certify it, and weaker ones certify less, never more.
+    #[test]
+    fn interior_point_bound_is_the_lp_optimum_rounded_up_and_certified() {
+        let r = rows(
+            vec![(vec![(0, 1.0), (1, 1.0)], false, 3.0), (vec![(2, 1.0)], true, 1.5)],
+            vec![1.0, 2.0, 1.0],
+            vec![2.0, 10.0, 10.0],
+        );
+        assert_eq!(ipm_bound(&r, Duration::from_secs(5)), Some((6, true)));
+        // By hand: w = (2, 1): b·w = 7.5, Aᵀw = (2, 2, 1) exceeds c = (1, 2, 1) by 1 on x0,
+        // charged at its upper bound 2: 5.5 -> 6.
+        assert_eq!(certify(&r, &[2.0, 1.0]), Some(6));
+        // w = (1, 1): 3 + 1.5 = 4.5, no excess -> 5.
+        assert_eq!(certify(&r, &[1.0, 1.0]), Some(5));
+        // A negative multiplier on an inequality is clamped to 0: only 1.5 -> 2.
+        assert_eq!(certify(&r, &[-4.0, 1.0]), Some(2));
+    }
 }

@@ -446,6 +446,35 @@ proptest! {
     }
 }
 
+/// Value precedence on identical nodes: three modules of load 1 on three identical 1-CPU
+/// nodes must each have a node of their own, so by hand the sound mappings are the 3! = 6
+/// permutations (brute force agrees). "Used before" alone keeps all six (every node is used);
+/// with value precedence only the one where the first module is on n0 and the second on n1
+/// remains: the first object cannot open n1 or n2, the second cannot open n2.
+#[test]
+fn symmetry_keeps_one_mapping_per_relabelling_of_identical_nodes() {
+    let app = parse::application_from_str(
+        "[[modules]]\nname = \"a\"\ntexec = \"10 ms\"\nload = 1.0\n\
+         [[modules]]\nname = \"b\"\ntexec = \"10 ms\"\nload = 1.0\n\
+         [[modules]]\nname = \"c\"\ntexec = \"10 ms\"\nload = 1.0\n",
+        "app",
+        &[],
+    )
+    .unwrap();
+    let cluster = parse::cluster_from_str(
+        &format!("{ETH}[[nodes]]\nnames = \"n0..n2\"\ncpus = 1\nprocessor = \"p\"\nnetworks = [\"eth\"]\n"),
+        "cluster",
+    )
+    .unwrap();
+    let all = brute_force(&app, &cluster);
+    assert_eq!(all.len(), 6);
+    let (found, _) = solve::enumerate_sound(&app, &cluster, &exact_opts(false), 100).unwrap();
+    assert_eq!(found.iter().map(mapping_key).collect::<BTreeSet<_>>(), all);
+    let (found, _) = solve::enumerate_sound(&app, &cluster, &exact_opts(true), 100).unwrap();
+    let got: Vec<_> = found.iter().map(mapping_key).collect();
+    assert_eq!(got, vec![(vec![0, 1, 2], vec![])]);
+}
+
 #[test]
 fn routes_are_part_of_the_answer() {
     // Two single-CPU nodes on two networks; a -> b with 6 MB at 10 Hz = 60 MB/s: network A
