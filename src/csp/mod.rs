@@ -965,8 +965,6 @@ impl Model {
                         class.push(objs[j]);
                     }
                 }
-                // Index order: the lexicographic argument of `value_precedence` needs it.
-                class.sort();
                 for w in class.windows(2) {
                     let (Slot::Var(a), Slot::Var(b)) =
                         (self.dec.node_var[w[0].index()], self.dec.node_var[w[1].index()])
@@ -1006,34 +1004,6 @@ impl Model {
                     self.post_clause(vec![!xb, ua], tag);
                 }
             }
-            self.value_precedence(app, a, b, tag);
-        }
-    }
-
-    /// Value precedence (Law and Lee, 2004) for interchangeable nodes `a` before `b`: in object
-    /// index order, the first object on `b` comes after some object on `a`. With a literal
-    /// p(j) "one of the first j objects is on a" (only its forward direction is needed):
-    /// x(o_j, b) -> p(j-1), p(j) -> p(j-1) or x(o_j, a), and no first object on b.
-    ///
-    /// Together with the instance order above it keeps the lexicographically least mapping of
-    /// every orbit (objects in index order, nodes by index): swapping two interchangeable nodes
-    /// whose first occurrences are out of order, or two interchangeable instances whose nodes
-    /// are, makes a mapping lexicographically smaller. So it removes the k! relabellings of k
-    /// used identical nodes that "used before" alone leaves, and keeps feasibility and optimal
-    /// node counts.
-    fn value_precedence(&mut self, app: &Application, a: NodeId, b: NodeId, tag: ConstraintTag) {
-        let mut prefix: Option<Literal> = None;
-        for o in app.graph.node_indices() {
-            let (Some(xa), Some(xb)) = (self.xl(o, a), self.xl(o, b)) else { continue };
-            match prefix {
-                None => self.post_clause(vec![!xb], tag),
-                Some(p) => self.post_clause(vec![!xb, p], tag),
-            }
-            let p = self.solver.new_literal();
-            let mut c = vec![!p, xa];
-            c.extend(prefix);
-            self.post_clause(c, tag);
-            prefix = Some(p);
         }
     }
 

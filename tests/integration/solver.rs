@@ -446,35 +446,6 @@ proptest! {
     }
 }
 
-/// Value precedence on identical nodes: three modules of load 1 on three identical 1-CPU
-/// nodes must each have a node of their own, so by hand the sound mappings are the 3! = 6
-/// permutations (brute force agrees). "Used before" alone keeps all six (every node is used);
-/// with value precedence only the one where the first module is on n0 and the second on n1
-/// remains: the first object cannot open n1 or n2, the second cannot open n2.
-#[test]
-fn symmetry_keeps_one_mapping_per_relabelling_of_identical_nodes() {
-    let app = parse::application_from_str(
-        "[[modules]]\nname = \"a\"\ntexec = \"10 ms\"\nload = 1.0\n\
-         [[modules]]\nname = \"b\"\ntexec = \"10 ms\"\nload = 1.0\n\
-         [[modules]]\nname = \"c\"\ntexec = \"10 ms\"\nload = 1.0\n",
-        "app",
-        &[],
-    )
-    .unwrap();
-    let cluster = parse::cluster_from_str(
-        &format!("{ETH}[[nodes]]\nnames = \"n0..n2\"\ncpus = 1\nprocessor = \"p\"\nnetworks = [\"eth\"]\n"),
-        "cluster",
-    )
-    .unwrap();
-    let all = brute_force(&app, &cluster);
-    assert_eq!(all.len(), 6);
-    let (found, _) = solve::enumerate_sound(&app, &cluster, &exact_opts(false), 100).unwrap();
-    assert_eq!(found.iter().map(mapping_key).collect::<BTreeSet<_>>(), all);
-    let (found, _) = solve::enumerate_sound(&app, &cluster, &exact_opts(true), 100).unwrap();
-    let got: Vec<_> = found.iter().map(mapping_key).collect();
-    assert_eq!(got, vec![(vec![0, 1, 2], vec![])]);
-}
-
 #[test]
 fn routes_are_part_of_the_answer() {
     // Two single-CPU nodes on two networks; a -> b with 6 MB at 10 Hz = 60 MB/s: network A
@@ -600,11 +571,14 @@ proptest! {
         if let Some(min) = want.iter().map(|(nodes, _)| nodes.iter().collect::<BTreeSet<_>>().len() as i64).min() {
             let fixed = solve::nodes_lower_bound(&app, &cluster, &an, false);
             prop_assert!(fixed <= min, "static bound {} above the minimum {}", fixed, min);
-            let b = flowmap::csp::bound::class_bound(
-                &app, &cluster, &an, 0, std::time::Duration::from_secs(5),
-                &mut pumpkin_solver::core::termination::Indefinite,
-            );
-            prop_assert!(b.nodes <= min, "class bound {} above the minimum {}\n{}\n{}", b.nodes, min, t.app, t.cluster);
+            // Exact and LP only (the LP alone refutes feasibility when above the node count).
+            for lp_only in [false, true] {
+                let b = flowmap::csp::bound::class_bound(
+                    &app, &cluster, &an, 0, std::time::Duration::from_secs(5), lp_only,
+                    &mut pumpkin_solver::core::termination::Indefinite,
+                );
+                prop_assert!(b.nodes <= min, "class bound {} (lp only {}) above the minimum {}\n{}\n{}", b.nodes, lp_only, min, t.app, t.cluster);
+            }
         }
     }
 }
@@ -627,6 +601,7 @@ fn bound_matches_brute_force(app: &str, cluster: &str, want: i64) {
         &an,
         0,
         std::time::Duration::from_secs(5),
+        false,
         &mut pumpkin_solver::core::termination::Indefinite,
     );
     assert_eq!((b.nodes, b.complete), (want, true), "class bound");
@@ -647,7 +622,24 @@ fn bound_matches_brute_force(app: &str, cluster: &str, want: i64) {
 /// 28.33 > 28.31 on slow; two predecessors starve one another): 3 nodes.
 #[test]
 fn class_bound_uses_the_paces_a_predecessor_can_set() {
-    let app = r#"
+    let cluster = ETH.to_string()
+        + r#"
+[[nodes]]
+names = "f0..f1"
+cpus = 1
+processor = "fast"
+networks = ["eth"]
+[[nodes]]
+names = "s0"
+cpus = 1
+processor = "slow"
+networks = ["eth"]
+"#;
+    bound_matches_brute_force(PACES_APP, &cluster, 3);
+}
+
+/// The application of the two tests above.
+const PACES_APP: &str = r#"
 [[modules]]
 name = "s1"
 texec = { fast = "28.61 ms", slow = "49.67 ms" }
@@ -666,20 +658,23 @@ to = "p1"
 kind = "fifo"
 volume = "1 B"
 "#;
+
+/// The instance above on two nodes (f0 and s0): brute force finds no sound mapping (a 2-node
+/// one would be one on the 3-node cluster, whose minimum is 3), and `solve` proves it from the
+/// class relaxation's LP (no pair of the three modules shares a 1-CPU node there), before
+/// any search.
+#[test]
+fn class_relaxation_refutes_a_cluster_with_too_few_nodes() {
+    let app = parse::application_from_str(PACES_APP, "app.toml", &[]).unwrap();
     let cluster = ETH.to_string()
-        + r#"
-[[nodes]]
-names = "f0..f1"
-cpus = 1
-processor = "fast"
-networks = ["eth"]
-[[nodes]]
-names = "s0"
-cpus = 1
-processor = "slow"
-networks = ["eth"]
-"#;
-    bound_matches_brute_force(app, &cluster, 3);
+        + "[[nodes]]\nnames = \"f0\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n\
+           [[nodes]]\nnames = \"s0\"\ncpus = 1\nprocessor = \"slow\"\nnetworks = [\"eth\"]\n";
+    let cluster = parse::cluster_from_str(&cluster, "cluster.toml").unwrap();
+    assert!(brute_force(&app, &cluster).is_empty());
+    let r = solve::solve(&app, &cluster, None, &exact_opts(true));
+    assert_eq!(r.status, Status::Infeasible);
+    assert_eq!(r.stats.rejected, 0, "no candidate searched");
+    assert!(r.reasons.iter().any(|m| m.contains("counted per node class")), "{:?}", r.reasons);
 }
 
 /// A predecessor needs a CPU of its own, so the modules before it in its node's order each got
