@@ -25,9 +25,14 @@ const KICK: usize = 4;
 const MAX_KICKS: usize = 40;
 
 /// Target nodes ranked per step, at most (plus the nodes of the moved object's neighbours),
-/// and those of them judged by a full `check` (the best by `Tables::cost`).
+/// and those of them judged by a full `check` (the best by `Tables::cost`). Three, not six:
+/// more cheap steps beat fewer well-judged ones. Measured on the hard corpus (feasibility,
+/// 60 s): 300/64 s2 4.2 -> 0.4 s, 1000/256 18.7 -> 5.6 s and 10.8 -> 7.3 s, 3000/1024 tight
+/// unknown -> 47.8 s, nothing slower than 0.6 s up to 300/64 (with two: 300/64 s1 0.3 -> 3.8 s,
+/// 50/16 s2 3.7 s). Minimising (60 s): the same best at realistic 100/32 s4, 300/64 s1,
+/// 1000/256 and hard 300/64; hard 100/32 24 -> 25, hard 1000/256 228 -> 224.
 const MAX_TARGETS: usize = 64;
-const CHECKED: usize = 6;
+const CHECKED: usize = 3;
 /// Batches of moves run while there are more errors than this, at most MAX_BATCH moves; a
 /// batch shrunk to one move grows again after BATCH_AGAIN steps.
 const BATCH_MIN: usize = 8;

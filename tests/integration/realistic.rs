@@ -580,8 +580,10 @@ fn solve_keeps_filters_local() {
 
 /// `walk::squeeze` (minimising: empty nodes one at a time, each attempt a walk on the remaining
 /// used nodes) from the planted mappings of realistic 50/16 and 100/32 instances: its mapping is
-/// sound when checked again, keeps filters local, uses at most the planted node count and only
-/// nodes the planted mapping used, and stops at the floor it is given.
+/// sound when checked again, keeps filters local, uses at most the planted node count, and stops
+/// at the floor it is given. (It may use nodes the planted mapping left empty: when no used node
+/// can go, it trades small used nodes for a bigger unused one, which a faster walk now reaches
+/// within the second.)
 #[test]
 fn squeeze_empties_nodes_soundly() {
     use flowmap::solve::walk;
@@ -602,8 +604,6 @@ fn squeeze_empties_nodes_soundly() {
         assert_eq!(nonlocal_filters(&i.app, &m), Vec::<String>::new(), "{what}");
         let k = flowmap::solve::nodes_used(&m);
         assert!(k <= planted_nodes, "{what}: {k} > {planted_nodes}");
-        let was: std::collections::BTreeSet<_> = planted.placement.iter().map(|p| p.node).collect();
-        assert!(m.placement.iter().all(|p| was.contains(&p.node)), "{what}: a node the planted mapping left empty");
         // At the floor it stops at once.
         let mut never = || false;
         let (same, _) = walk::squeeze(cx, start, planted_nodes, seed, &mut never);
