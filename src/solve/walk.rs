@@ -412,6 +412,11 @@ fn walk(
             let mut m = cur.clone();
             let mut moved: Vec<ObjectId> = Vec::new();
             for _ in 0..batch {
+                // Each move ranks its targets (milliseconds at 3,000 modules): a batch of 64
+                // overran `--time-limit 1` by a second.
+                if stop() {
+                    return None;
+                }
                 let d = errs[rng.random_range(0..errs.len())];
                 let mut cands = Vec::new();
                 named(cx, &cur, &rep, d, &by_name, &node_by_name, &mut cands);
