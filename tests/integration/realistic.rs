@@ -679,3 +679,29 @@ fn ctx<'a>(i: &'a Instance, an: &'a flowmap::csp::Analysis, popts: &'a Options) 
         deadline: None,
     }
 }
+
+/// `Analysis::costs` (a table per module and processor type since 9a655fe) agrees with the
+/// descriptions read directly: every module on every node of a two-type instance, where display
+/// modules have costs on one type only (infinite T_exec and LD 1 elsewhere).
+#[test]
+fn analysis_costs_agree_with_the_descriptions() {
+    let i = build(100, 32, 1, RealisticKind::Feasible);
+    let an = flowmap::csp::Analysis::new(&i.app, &i.cluster, None);
+    let mut one_type = 0;
+    for (mi, &o) in an.modules.iter().enumerate() {
+        let c = i.app.object(o).costs().expect("a module");
+        for (n, node) in i.cluster.nodes.iter().enumerate() {
+            let p = node.processor.as_str();
+            let want = (c.texec.on(p).unwrap_or(f64::INFINITY), c.load.on(p).unwrap_or(1.0));
+            one_type += usize::from(c.texec.on(p).is_none());
+            assert_eq!(
+                an.costs(&i.app, &i.cluster, mi, flowmap::model::NodeId(n as u32)),
+                want,
+                "{} on {}",
+                i.app.object(o).name,
+                node.name
+            );
+        }
+    }
+    assert!(one_type > 0, "some module has costs on one type only");
+}
