@@ -34,6 +34,9 @@ pub struct Strategy {
     /// Let modules that need no idle CPU of their own (not solo) share CPUs as long as the
     /// load lower bounds fit (else one CPU each).
     pub share: bool,
+    /// Prefer the node with the most CPUs to the fastest processor (minimising: a slower but
+    /// larger node holds more modules one CPU each).
+    pub big: bool,
 }
 
 /// What the greedy mapper works on.
@@ -56,10 +59,15 @@ type Choice = ((bool, i64, bool, i64), NodeId, Vec<(EdgeId, Route)>);
 
 /// The strategies tried, in order.
 pub const STRATEGIES: [Strategy; 3] = [
-    Strategy { pack: true, share: false },
-    Strategy { pack: false, share: false },
-    Strategy { pack: true, share: true },
+    Strategy { pack: true, share: false, big: false },
+    Strategy { pack: false, share: false, big: false },
+    Strategy { pack: true, share: true, big: false },
 ];
+
+/// The strategies tried when minimising: those above, then packing onto the largest nodes
+/// whatever their processor type.
+pub const MIN_STRATEGIES: [Strategy; 4] =
+    [STRATEGIES[0], STRATEGIES[1], STRATEGIES[2], Strategy { pack: true, share: false, big: true }];
 
 /// Capacities left while placing.
 struct State<'a> {
@@ -477,7 +485,7 @@ impl<'a> State<'a> {
                 st.pack && open,
                 (local / 1e3).round() as i64
                     + if module.is_none() && routes.iter().any(|r| r.1 == Route::Local) { 1 << 40 } else { 0 },
-                fast,
+                fast || st.big,
                 // Packing fills open nodes best-fit and opens the largest; spreading takes the emptiest.
                 if st.pack && open { -free } else { free },
             );
@@ -618,7 +626,8 @@ fn construct_with(cx: Ctx, st: Strategy, forced: bool) -> Option<Mapping> {
 pub fn best(cx: Ctx, minimize: bool, stop: &mut dyn FnMut() -> bool) -> Option<(Mapping, Report)> {
     let Ctx { app, cluster, popts, .. } = cx;
     let mut best: Option<(Mapping, Report, i64)> = None;
-    for (i, st) in STRATEGIES.into_iter().enumerate() {
+    let list: &[Strategy] = if minimize { &MIN_STRATEGIES } else { &STRATEGIES };
+    for (i, &st) in list.iter().enumerate() {
         if i > 0 && stop() {
             break;
         }
@@ -667,8 +676,8 @@ pub fn improve(cx: Ctx, start: (Mapping, Report), floor: i64, stop: &mut dyn FnM
             s.unplace(o);
         }
         let ok = movers.iter().all(|&o| {
-            s.place_best(o, Strategy { pack: true, share: false }, &allowed)
-                || s.place_best(o, Strategy { pack: true, share: true }, &allowed)
+            s.place_best(o, Strategy { pack: true, share: false, big: false }, &allowed)
+                || s.place_best(o, Strategy { pack: true, share: true, big: false }, &allowed)
         });
         failed[v] = true;
         if !ok {

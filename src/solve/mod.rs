@@ -681,7 +681,7 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             // was measured to squeeze further than the packed one: 12 -> 8 nodes where the
             // packed 9 stayed 9, realistic 50/16), then the best again with other seeds.
             let mut starts: Vec<(Mapping, Report)> = vec![(b.0.clone(), b.1.clone())];
-            for (i, st) in greedy::STRATEGIES.into_iter().enumerate() {
+            for (i, st) in greedy::MIN_STRATEGIES.into_iter().enumerate() {
                 let sound = greedy::construct(cx, st)
                     .map(|m| {
                         let r = verify::check(app, cluster, &m, &opts.perf);
