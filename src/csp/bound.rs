@@ -9,7 +9,8 @@
 //! cnt[c][k], the modules of class c on nodes of class k; first[c][k], those of them that come
 //! first on their CPU; used[k], the nodes of class k in use. Constraints, each a sum over the
 //! nodes of a class of what holds on every node of a sound mapping:
-//! - every module is placed in its domain, only on used nodes;
+//! - every module is placed in its domain, only on used nodes; a class uses at least its nodes
+//!   that are some module's only node (with coarse classes, the only trace of the pins);
 //! - loads: Σ LD x T_exec / T_it_sync <= CPUs per node (ARCHITECTURE.md, "Soundness");
 //! - stacking (`Analysis::stack_params`, `may_follow`): the modules that come first on their CPU
 //!   are at most the CPUs; every other module follows, on its CPU, a module it may follow, and
@@ -22,6 +23,11 @@
 //!   (cnt(B) <= size(B) x first(B));
 //! - predecessors: a module that paces itself needs a CPU of its own, so the modules surely
 //!   before it in its node's order are first on theirs.
+//!
+//! When the stacking rows do not fit the LP's budget (3,000 modules), the loads-only rows keep
+//! one of them per node class: the modules no class may follow there end their CPU's sequence,
+//! so they are at most the CPUs (Hall's condition for the set of every class, hosts counted
+//! whole).
 //!
 //! Members of synchronous cycles and lockstep groups (threads) take no CPU in this count;
 //! filters are ignored.
@@ -109,6 +115,44 @@ impl Rows {
     }
 }
 
+/// What `setup` returns: node classes, `forced` per node class, module classes.
+type Setup = (Vec<Vec<NodeId>>, Vec<usize>, Vec<Class>);
+
+/// Node classes, per node class its nodes that are some module's only node (every sound
+/// mapping uses them: coarse classes lose which node a pinned module needs, this keeps their
+/// number), module classes; None when the budget ends.
+fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl TerminationCondition) -> Option<Setup> {
+    let (node_classes, classes) = match classes(app, cluster, an, true, stop) {
+        Classes::Built(n, c) => (n, c),
+        Classes::Stopped => return None,
+        Classes::TooMany => match classes(app, cluster, an, false, stop) {
+            Classes::Built(n, c) => (n, c),
+            _ => return None,
+        },
+    };
+    if stop.should_stop() {
+        return None;
+    }
+    let mut sole = vec![false; cluster.nodes.len()];
+    for &o in &an.modules {
+        if let [n] = an.domain[o.index()].as_slice() {
+            sole[n.ix()] = true;
+        }
+    }
+    let forced = node_classes.iter().map(|ns| ns.iter().filter(|n| sole[n.ix()]).count()).collect();
+    Some((node_classes, forced, classes))
+}
+
+/// The LP of the loads-only rows (the tier the class bound falls back to when the stacking
+/// rows do not fit the budget, as at 3,000 modules), on its own, for tests; certified by weak
+/// duality like the class bound's. Not valid when CPUs are pinned by hand.
+#[doc(hidden)]
+pub fn loads_bound(app: &Application, cluster: &Cluster, an: &Analysis, budget: Duration) -> Option<i64> {
+    let (node_classes, forced, classes) = setup(app, cluster, an, &mut pumpkin_solver::core::termination::Indefinite)?;
+    let r = relaxation(cluster, &node_classes, &forced, &classes, Rowset::Loads)?;
+    ipm_bound(&r, budget).map(|b| b.0)
+}
+
 /// Computes the class bound, starting from `from` (a bound already known). The LP gets
 /// `lp_budget`; the exact part (skipped with `lp_only`) polls `stop`. A bound above the
 /// cluster's node count proves that no sound mapping exists. Not valid when CPUs are pinned by hand (the
@@ -123,21 +167,12 @@ pub fn class_bound(
     stop: &mut impl TerminationCondition,
 ) -> ClassBound {
     let unknown = ClassBound { nodes: from.max(0), complete: false, shape: Vec::new() };
-    let (node_classes, classes) = match classes(app, cluster, an, true, stop) {
-        Classes::Built(n, c) => (n, c),
-        Classes::Stopped => return unknown,
-        Classes::TooMany => match classes(app, cluster, an, false, stop) {
-            Classes::Built(n, c) => (n, c),
-            _ => return unknown,
-        },
-    };
-    if stop.should_stop() {
-        return unknown;
-    }
+    let Some((node_classes, forced, classes)) = setup(app, cluster, an, stop) else { return unknown };
     // Hall rows cost up to (classes on a node class)² terms: past the budget, loads only.
-    let mut rows = match relaxation(cluster, &node_classes, &classes, Rowset::Full) {
+    let mut rows = match relaxation(cluster, &node_classes, &forced, &classes, Rowset::Full) {
         Some(r) => r,
-        None => relaxation(cluster, &node_classes, &classes, Rowset::Loads).expect("load rows are linear in the pairs"),
+        None => relaxation(cluster, &node_classes, &forced, &classes, Rowset::Loads)
+            .expect("load rows are linear in the pairs"),
     };
     let mut lo = from.max(0);
     // The LP by interior point when its predicted time fits the budget (the factorisation's
@@ -158,7 +193,7 @@ pub fn class_bound(
             if solved || rows.blocks.is_empty() || stop.should_stop() {
                 break;
             }
-            let Some(r) = relaxation(cluster, &node_classes, &classes, set) else { continue };
+            let Some(r) = relaxation(cluster, &node_classes, &forced, &classes, set) else { continue };
             if set == Rowset::Loads || fits(&r) {
                 if let Some((b, done)) = ipm_bound(&r, lp_budget) {
                     lo = lo.max(b);
@@ -302,12 +337,23 @@ enum Rowset {
     Loads,
 }
 
-fn relaxation(cluster: &Cluster, node_classes: &[Vec<NodeId>], classes: &[Class], set: Rowset) -> Option<Rows> {
+fn relaxation(
+    cluster: &Cluster,
+    node_classes: &[Vec<NodeId>],
+    forced: &[usize],
+    classes: &[Class],
+    set: Rowset,
+) -> Option<Rows> {
     let hall = set != Rowset::Loads;
     let mut r =
         Rows { upper: Vec::new(), cost: Vec::new(), rows: Vec::new(), used: Vec::new(), terms: 0, blocks: Vec::new() };
     let used: Vec<usize> = node_classes.iter().map(|ns| r.var(1.0, ns.len() as f64)).collect();
     r.used = used.clone();
+    for (&u, &f) in used.iter().zip(forced) {
+        if f > 0 {
+            r.ge(vec![(u, 1.0)], f as f64);
+        }
+    }
     let cnt: Vec<BTreeMap<usize, usize>> =
         classes.iter().map(|c| c.on.keys().map(|&k| (k, r.var(0.0, c.size as f64))).collect()).collect();
     for (c, class) in classes.iter().enumerate() {
@@ -336,7 +382,24 @@ fn relaxation(cluster: &Cluster, node_classes: &[Vec<NodeId>], classes: &[Class]
             .enumerate()
             .filter_map(|(c, class)| class.on.get(&k).and_then(|e| e.0).map(|p| (c, p)))
             .collect();
-        if here.is_empty() || !hall {
+        if here.is_empty() {
+            continue;
+        }
+        if !hall {
+            // Loads only, but one stacking row: every module is first on its CPU or follows
+            // one that may host it, each hosting at most one (Hall's condition for the set of
+            // every class, hosts counted whole): the modules no class may follow here are at
+            // most the CPUs.
+            let t: Vec<(usize, f64)> = std::iter::once((used[k], cpus))
+                .chain(
+                    here.iter()
+                        .filter(|&&(_, pa)| !here.iter().any(|&(_, pb)| may_follow(pa, pb)))
+                        .map(|&(c, _)| (cnt[c][&k], -1.0)),
+                )
+                .collect();
+            if t.len() > 1 {
+                r.ge(t, 0.0);
+            }
             continue;
         }
         let mut firsts = vec![(used[k], cpus)];

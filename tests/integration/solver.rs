@@ -579,6 +579,9 @@ proptest! {
                 );
                 prop_assert!(b.nodes <= min, "class bound {} (lp only {}) above the minimum {}\n{}\n{}", b.nodes, lp_only, min, t.app, t.cluster);
             }
+            // The loads-only tier (what the class bound falls back to at 3,000 modules).
+            let l = flowmap::csp::bound::loads_bound(&app, &cluster, &an, std::time::Duration::from_secs(5));
+            prop_assert!(l.is_none_or(|l| l <= min), "loads tier {:?} above the minimum {}\n{}\n{}", l, min, t.app, t.cluster);
         }
     }
 }
@@ -586,24 +589,31 @@ proptest! {
 /// One fast network for the hand-made clusters below.
 const ETH: &str = "[[networks]]\nname = \"eth\"\nbandwidth = \"1 GB/s\"\nlatency = \"0 ms\"\n";
 
+/// The class bound with a 5 s LP budget and no time limit.
+fn class_bound_of(
+    app: &flowmap::model::Application,
+    cluster: &flowmap::model::Cluster,
+    an: &flowmap::csp::Analysis,
+    lp_only: bool,
+) -> flowmap::csp::bound::ClassBound {
+    let forever = &mut pumpkin_solver::core::termination::Indefinite;
+    flowmap::csp::bound::class_bound(app, cluster, an, 0, std::time::Duration::from_secs(5), lp_only, forever)
+}
+
+/// The fewest nodes a brute-force sound mapping uses (None: no sound mapping).
+fn brute_force_min_nodes(app: &flowmap::model::Application, cluster: &flowmap::model::Cluster) -> Option<i64> {
+    brute_force(app, cluster).iter().map(|(nodes, _)| nodes.iter().collect::<BTreeSet<_>>().len() as i64).min()
+}
+
 /// Minimum nodes by brute force, the class bound (csp::bound) and `solve --minimize nodes` on
 /// one instance: all three must be `want`.
 fn bound_matches_brute_force(app: &str, cluster: &str, want: i64) {
     let app = parse::application_from_str(app, "app.toml", &[]).unwrap();
     let cluster = parse::cluster_from_str(cluster, "cluster.toml").unwrap();
-    let min =
-        brute_force(&app, &cluster).iter().map(|(nodes, _)| nodes.iter().collect::<BTreeSet<_>>().len() as i64).min();
+    let min = brute_force_min_nodes(&app, &cluster);
     assert_eq!(min, Some(want), "brute force");
     let an = flowmap::csp::Analysis::new(&app, &cluster, None);
-    let b = flowmap::csp::bound::class_bound(
-        &app,
-        &cluster,
-        &an,
-        0,
-        std::time::Duration::from_secs(5),
-        false,
-        &mut pumpkin_solver::core::termination::Indefinite,
-    );
+    let b = class_bound_of(&app, &cluster, &an, false);
     assert_eq!((b.nodes, b.complete), (want, true), "class bound");
     let mut o = exact_opts(true);
     o.minimize = Some(solve::Objective::Nodes);
@@ -636,6 +646,61 @@ processor = "slow"
 networks = ["eth"]
 "#;
     bound_matches_brute_force(PACES_APP, &cluster, 3);
+}
+
+/// The loads-only tier of the class bound keeps one stacking row: a module no other may follow
+/// on its CPU ends its CPU's sequence, so such modules are at most the CPUs. s (100 ms, LD 0.1)
+/// feeds w0..w3 (50 ms, LD 0.9, so 0.45 of a CPU each over s's 100 ms iteration): the loads,
+/// 0.1 + 4 x 0.45 = 1.9, fit one 2-CPU node, but no module may follow a w (behind one, LD_c =
+/// 0.1 x 0.9 and T_cexec = 50 x 0.9 / 0.09 = 500 ms, far behind s's pace; s behind one would
+/// leave 0.1 x 0.1): four modules that end their CPU's sequence need 2 nodes. s may host one w
+/// (LD_c = 0.9 x 0.9, T_cexec = 55.6 ms <= 100 ms), so 2 nodes do: brute force agrees.
+#[test]
+fn loads_tier_counts_the_modules_nobody_may_follow() {
+    let mut app = String::from("[[modules]]\nname = \"s\"\ntexec = { fast = \"100 ms\" }\nload = { fast = 0.1 }\n");
+    for i in 0..4 {
+        app += &format!(
+            "[[modules]]\nname = \"w{i}\"\ntexec = {{ fast = \"50 ms\" }}\nload = {{ fast = 0.9 }}\n\
+             [[connections]]\nfrom = \"s\"\nto = \"w{i}\"\nkind = \"fifo\"\nvolume = \"1 B\"\n"
+        );
+    }
+    let cluster =
+        ETH.to_string() + "[[nodes]]\nnames = \"n0..n3\"\ncpus = 2\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n";
+    let app = parse::application_from_str(&app, "app.toml", &[]).unwrap();
+    let cluster = parse::cluster_from_str(&cluster, "cluster.toml").unwrap();
+    let min = brute_force_min_nodes(&app, &cluster);
+    assert_eq!(min, Some(2), "brute force");
+    let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+    assert_eq!(flowmap::csp::bound::loads_bound(&app, &cluster, &an, std::time::Duration::from_secs(5)), Some(2));
+}
+
+/// Pinned modules need their nodes, also when the class bound groups nodes coarsely (too many
+/// distinct domains: here 45 pinned nodes and 45 modules that may go anywhere, 45 x 46 pairs),
+/// which loses which node each pinned module needs. d0..d44 are pinned one per node, w0..w44
+/// may go anywhere; all are self-paced (10 ms, LD 0.5) on 45 nodes of 4 CPUs. By hand: every
+/// node holds its pinned module, so at least 45 nodes, and 45 do (a w beside each d, each on a
+/// CPU of its own); counting CPUs alone would say 23 (90 modules, 4 CPUs a node).
+#[test]
+fn class_bound_counts_pinned_nodes_when_classes_are_coarse() {
+    let mut app = String::new();
+    for i in 0..45 {
+        app += &format!(
+            "[[modules]]\nname = \"d{i}\"\ntexec = {{ fast = \"10 ms\" }}\nload = {{ fast = 0.5 }}\npin = [\"n{i:02}\"]\n\
+             [[modules]]\nname = \"w{i}\"\ntexec = {{ fast = \"10 ms\" }}\nload = {{ fast = 0.5 }}\n"
+        );
+    }
+    let cluster =
+        ETH.to_string() + "[[nodes]]\nnames = \"n00..n44\"\ncpus = 4\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n";
+    let app = parse::application_from_str(&app, "app.toml", &[]).unwrap();
+    let cluster = parse::cluster_from_str(&cluster, "cluster.toml").unwrap();
+    let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+    let b = class_bound_of(&app, &cluster, &an, true);
+    assert_eq!(b.nodes, 45);
+    let mut o = exact_opts(true);
+    o.warm_start = true;
+    o.minimize = Some(solve::Objective::Nodes);
+    let r = solve::solve(&app, &cluster, None, &o);
+    assert_eq!((r.status, r.objective), (Status::Optimal, Some((45, 45))));
 }
 
 /// The application of the two tests above.
