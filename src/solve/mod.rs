@@ -735,6 +735,8 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
                     None => best.as_ref().map(|b| (b.0.clone(), b.1.clone())).expect("a sound mapping"),
                 };
                 let seed = opts.build.seed.wrapping_add(round as u64);
+                // CPUs freed by stacking first, for the squeeze to move whole nodes onto.
+                let from = walk::stack(cx, from, &mut stop);
                 let (m, r) = walk::squeeze(cx, from, static_bound, seed, &mut stop);
                 let k = nodes_used(&m);
                 if best.as_ref().is_none_or(|b| k < b.2) {

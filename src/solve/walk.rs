@@ -693,3 +693,98 @@ pub fn squeeze(
     }
     (cur, rep)
 }
+
+/// Modules tried per node by `stack` (each from another node).
+const STACK_TRIES: usize = 3;
+
+/// Frees CPUs by stacking. On a node whose CPUs each hold one module, one module more makes
+/// the last in the node's order (decreasing T_I/O) share the CPU of the lightest of the others
+/// (the allocation gives it the least-loaded CPU): it keeps its pace if it is paced by an input
+/// and T_exec / (1 − LD of that CPU) stays within its T_it. For each such node (in node order),
+/// the modules from elsewhere that would keep that true by this estimate (those on nodes with
+/// the fewest modules first, so that the squeeze can empty those; at most one per node) are
+/// moved there one at a time, up to `STACK_TRIES`, and judged by the verifier; a sound result
+/// is kept. The squeeze then moves whole nodes onto the CPUs freed. Ends when every node was
+/// tried or `stop()` says so.
+pub fn stack(cx: Ctx, start: (Mapping, Report), stop: &mut dyn FnMut() -> bool) -> (Mapping, Report) {
+    let Ctx { app, cluster, an, popts, fix, .. } = cx;
+    let checker = verify::Checker::new(app, cluster, popts);
+    let (mut cur, mut rep) = start;
+    let mut changed = false;
+    let fixed = |o: ObjectId| fix.is_some_and(|f| f.placement[o.index()].is_some());
+    let paced_by_input = |mi: usize| !an.inputs[mi].is_empty() && an.cycle_of[mi].is_none();
+    let mut next = 0usize;
+    'nodes: while next < cluster.nodes.len() {
+        let Some(p) = rep.prediction.as_ref() else { break };
+        let nn = cluster.nodes.len();
+        let mut on: Vec<Vec<usize>> = vec![Vec::new(); nn];
+        for (i, mp) in p.modules.iter().enumerate() {
+            on[mp.node.ix()].push(i);
+        }
+        let mut cpus_used: HashMap<(NodeId, u32), usize> = HashMap::new();
+        for mp in &p.modules {
+            *cpus_used.entry((mp.node, mp.cpu)).or_default() += 1;
+        }
+        let n = NodeId(next as u32);
+        next += 1;
+        let here = &on[n.ix()];
+        if here.len() != cluster.node(n).cpus as usize || here.iter().any(|&i| cpus_used[&(n, p.modules[i].cpu)] > 1) {
+            continue;
+        }
+        // The last in order now, and the lightest of the others.
+        let last = *here.iter().min_by(|&&a, &&b| p.modules[a].tio.total_cmp(&p.modules[b].tio)).expect("a full node");
+        let lightest =
+            |skip: usize| here.iter().filter(|&&i| i != skip).map(|&i| p.modules[i].ld).fold(f64::INFINITY, f64::min);
+        let keeps = |mi: usize, texec: f64, tit: f64, host_ld: f64| {
+            paced_by_input(mi) && host_ld < 1.0 && verify::le(texec / (1.0 - host_ld), tit)
+        };
+        let lm = &p.modules[last];
+        let last_mi = an.module_of[lm.object.index()].expect("a module");
+        let mut cands: Vec<(usize, f64, usize)> = p
+            .modules
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.node != n && !fixed(f.object) && an.domain[f.object.index()].contains(&n))
+            .filter_map(|(i, f)| {
+                let mi = an.module_of[f.object.index()]?;
+                let (texec, ld) = an.costs(app, cluster, mi, n);
+                let tio = if an.inputs[mi].is_empty() { texec * (1.0 - ld) } else { texec.max(f.tit) - texec * ld };
+                let ok = if tio < lm.tio {
+                    keeps(mi, texec, f.tit, lightest(usize::MAX))
+                } else {
+                    keeps(last_mi, lm.texec, lm.tit, lightest(last).min(ld))
+                };
+                ok.then_some((on[f.node.ix()].len(), texec / f.tit, i))
+            })
+            .collect();
+        cands.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let bytes = edge_bytes(cx, Some(&rep));
+        let mut from: Vec<NodeId> = Vec::new();
+        for &(_, _, i) in &cands {
+            if from.len() >= STACK_TRIES {
+                break;
+            }
+            let f = p.modules[i].object;
+            if from.contains(&p.modules[i].node) {
+                continue;
+            }
+            from.push(p.modules[i].node);
+            if stop() {
+                break 'nodes;
+            }
+            let mut m = cur.clone();
+            m.placement[f.index()].node = n;
+            m.placement[f.index()].cpu = None;
+            reroute(cx, &mut m, f, &bytes);
+            let r = checker.terse(&m);
+            if r.verdict == verify::Verdict::Sound {
+                (cur, rep, changed) = (m, r, true);
+                continue 'nodes;
+            }
+        }
+    }
+    if changed {
+        rep = checker.full(&cur);
+    }
+    (cur, rep)
+}

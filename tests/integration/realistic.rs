@@ -581,7 +581,7 @@ fn solve_keeps_filters_local() {
 /// `walk::squeeze` (minimising: empty nodes one at a time, each attempt a walk on the remaining
 /// used nodes) from the planted mappings of realistic 50/16 and 100/32 instances: its mapping is
 /// sound when checked again, keeps filters local, uses at most the planted node count, and stops
-/// at the floor it is given. (It may use nodes the planted mapping left empty: when no used node
+/// at the floor it is given; `walk::stack` from the same start stays sound. (It may use nodes the planted mapping left empty: when no used node
 /// can go, it trades small used nodes for a bigger unused one, which a faster walk now reaches
 /// within the second.)
 #[test]
@@ -604,6 +604,11 @@ fn squeeze_empties_nodes_soundly() {
         assert_eq!(nonlocal_filters(&i.app, &m), Vec::<String>::new(), "{what}");
         let k = flowmap::solve::nodes_used(&m);
         assert!(k <= planted_nodes, "{what}: {k} > {planted_nodes}");
+        // Stacking (CPUs freed for the squeeze) keeps the mapping sound and the nodes as many.
+        let t = std::time::Instant::now();
+        let (st, _) = walk::stack(cx, start.clone(), &mut || t.elapsed() > std::time::Duration::from_secs(1));
+        assert_eq!(verify::check(&i.app, &i.cluster, &st, &popts).verdict, Verdict::Sound, "{what}");
+        assert!(flowmap::solve::nodes_used(&st) <= planted_nodes, "{what}");
         // At the floor it stops at once.
         let mut never = || false;
         let (same, _) = walk::squeeze(cx, start, planted_nodes, seed, &mut never);
@@ -704,4 +709,56 @@ fn analysis_costs_agree_with_the_descriptions() {
         }
     }
     assert!(one_type > 0, "some module has costs on one type only");
+}
+
+/// `walk::stack` frees a CPU where the allocation lets a module share one. src (100 ms, LD 0.2,
+/// self-paced) is pinned to the 1-CPU node a, w (30 ms, LD 0.95) reads it through a FIFO and
+/// starts on b. On a, the order is decreasing T_I/O: src 100 x (1 − 0.2) = 80 ms, w waits for
+/// src, 100 − 30 x 0.95 = 71.5 ms, so w comes last and shares src's CPU: LD_c = (1 − 0.2) x 0.95,
+/// T_cexec = 30 / 0.8 = 37.5 ms <= 100 ms, it keeps up; src, first, keeps its CPU to itself.
+/// So stack moves w to a and the mapping stays sound on one node. With src at LD 0.5 instead
+/// (T_I/O 50 ms, now last behind w: a self-paced module slowed) nothing moves.
+#[test]
+fn stack_moves_a_module_behind_a_light_one() {
+    use flowmap::solve::walk;
+    let popts = Options::default();
+    for (ld, moved) in [(0.2, true), (0.5, false)] {
+        let app = format!(
+            "[[modules]]\nname = \"src\"\ntexec = {{ fast = \"100 ms\" }}\nload = {{ fast = {ld} }}\npin = [\"a\"]\n\
+             [[modules]]\nname = \"w\"\ntexec = {{ fast = \"30 ms\" }}\nload = {{ fast = 0.95 }}\n\
+             [[connections]]\nfrom = \"src\"\nto = \"w\"\nkind = \"fifo\"\nvolume = \"1 B\"\n"
+        );
+        let cluster = "[[networks]]\nname = \"eth\"\nbandwidth = \"1 GB/s\"\nlatency = \"0 ms\"\n\
+                       [[nodes]]\nnames = \"a\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n\
+                       [[nodes]]\nnames = \"b\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n";
+        let app = parse::application_from_str(&app, "app.toml", &[]).unwrap();
+        let cluster = parse::cluster_from_str(cluster, "cluster.toml").unwrap();
+        let start = parse::mapping_from_str("[place]\nsrc = \"a\"\nw = \"b\"\n", "m.toml", &app, &cluster)
+            .unwrap()
+            .complete(&app, &cluster, "m.toml")
+            .unwrap();
+        let rep = verify::check(&app, &cluster, &start, &popts);
+        assert_eq!(rep.verdict, Verdict::Sound);
+        let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+        let cx = flowmap::solve::greedy::Ctx {
+            app: &app,
+            cluster: &cluster,
+            an: &an,
+            fix: None,
+            popts: &popts,
+            filter_locality: true,
+            deadline: None,
+        };
+        let (m, r) = walk::stack(cx, (start.clone(), rep), &mut || false);
+        assert_eq!(flowmap::solve::nodes_used(&m), if moved { 1 } else { 2 }, "LD {ld}");
+        assert_eq!(r.verdict, Verdict::Sound);
+        assert_eq!(verify::check(&app, &cluster, &m, &popts).verdict, Verdict::Sound);
+        if moved {
+            let p = r.prediction.as_ref().unwrap();
+            let w = &p.modules[1];
+            assert_close!(w.tcexec, 0.0375, 1e-9);
+        } else {
+            assert_eq!(m, start);
+        }
+    }
 }
