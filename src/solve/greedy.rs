@@ -11,7 +11,8 @@
 //! neighbour is local or fits, at its highest possible rate (Analysis::rate_hi), on a network
 //! both nodes share (eq 9–10, the link with the most headroom). Among those nodes it prefers, in
 //! order: nodes already used (when packing), the most traffic made local, the fastest processor
-//! for the module, the fullest node (packing) or the emptiest (spreading), the lowest index.
+//! for the module (except with `big`), the fullest node (packing; a new node: the one with the
+//! most CPUs) or the emptiest (spreading), the lowest index.
 //!
 //! Improvement (for `--minimize nodes`): repeatedly take the used node with the fewest objects
 //! and try to place its objects on the other used nodes (sharing CPUs within the loads); keep
