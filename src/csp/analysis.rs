@@ -148,23 +148,48 @@ impl Stack {
 /// at least p, minus T_exec x LD) is at least T_exec x (1 / (1 − LD_A) − LD), which A's
 /// largest key must reach unless eq 8 orders the node. Tolerances keep the test a relaxation.
 pub fn may_follow(first: Stack, then: Stack) -> bool {
-    let eq8 =
-        !first.pred && !then.pred && (first.comp == then.comp || first.comp == usize::MAX || then.comp == usize::MAX);
+    follow_key(first, then, true).is_some()
+}
+
+/// The smallest first-round key B (`then`) can have while it follows A (`first`) on a CPU, or
+/// None when it cannot (`may_follow`). B keeps up only at a pace p with T_exec <= p (1 − LD_A),
+/// where its key is its eq-7 key at p (or eq 8's, where the node can be in configuration 1),
+/// and only when A's largest key reaches it; the smallest over the paces that do both, never
+/// below B's own lower bound; `eq8`: whether the node may be in configuration 1 (else eq 7's
+/// key only). Used by the class bound: a module that does not come first on its CPU has
+/// CPUs(n) modules before it in its node's order, all with keys at least its own.
+pub fn follow_key(first: Stack, then: Stack, eq8: bool) -> Option<f64> {
+    let eq8 = eq8
+        && !first.pred
+        && !then.pred
+        && (first.comp == then.comp || first.comp == usize::MAX || then.comp == usize::MAX);
     let (hi_a, lo_b, key8_b) =
         if eq8 { (first.key_hi, then.key_lo, then.key8) } else { (first.key7_hi, then.key7_lo, f64::INFINITY) };
     let apart = first.ld + then.u <= 1.0 + 1e-6 && hi_a >= lo_b * (1.0 - 1e-9) - 1e-12;
-    if !apart || first.ld >= 1.0 {
-        return apart;
+    if !apart {
+        return None;
+    }
+    if first.ld >= 1.0 {
+        return Some(lo_b);
     }
     let reaches = |key7: f64| hi_a >= key7.min(key8_b) * (1.0 - 1e-6) - 1e-9;
-    if then.npaces > 0 {
+    let key = if then.npaces > 0 {
         // The paces B can have: one of them must do both.
-        return then.paces[..then.npaces].iter().any(|&p| {
-            then.texec <= p * (1.0 - first.ld) * (1.0 + 1e-6) + 1e-12
-                && reaches(then.texec.max(p * then.wait_ratio) - then.texec * then.ld_hi)
-        });
-    }
-    reaches(then.texec * (1.0 / (1.0 - first.ld) - then.ld_hi))
+        then.paces[..then.npaces]
+            .iter()
+            .filter(|&&p| then.texec <= p * (1.0 - first.ld) * (1.0 + 1e-6) + 1e-12)
+            .map(|&p| then.texec.max(p * then.wait_ratio) - then.texec * then.ld_hi)
+            .filter(|&k7| reaches(k7))
+            .map(|k7| k7.min(key8_b))
+            .reduce(f64::min)?
+    } else {
+        let k7 = then.texec * (1.0 / (1.0 - first.ld) - then.ld_hi);
+        if !reaches(k7) {
+            return None;
+        }
+        k7.min(key8_b)
+    };
+    Some(key.max(lo_b))
 }
 
 impl Analysis {

@@ -41,7 +41,7 @@
 //! with pumpkin from there: each "no solution with at most j nodes" is a proof, so the bound is
 //! the smallest j not refuted, even when the budget ends first.
 
-use super::{analysis::may_follow, analysis::Stack, Analysis};
+use super::{analysis::follow_key, analysis::may_follow, analysis::Stack, Analysis};
 use crate::model::{Application, Cluster, NodeId};
 use pumpkin_solver::conflict_resolvers::resolvers::ResolutionResolver;
 use pumpkin_solver::core::results::{ProblemSolution, SatisfactionResult};
@@ -411,6 +411,7 @@ fn relaxation(
             first.insert(c, f);
         }
         r.ge(firsts, 0.0);
+        behind(&mut r, classes, k, cpus, &here, &cnt, &first);
         // Sets B of classes that may be stacked: by u (nested), by key (nested), and one at a
         // time; the hosts of a nested family grow with it, so each is built incrementally.
         // follows[b][a]: how a module of class b may sit right after one of class a on a CPU:
@@ -590,6 +591,82 @@ fn relaxation(
         }
     }
     Some(r)
+}
+
+/// Above this many CPUs' worth of modules that may come before them, the "behind" rows are
+/// left out (the row's factor (M − c) / M nears 1: Hall's condition says more).
+const BEHIND_MAX: f64 = 3.0;
+
+/// The "behind" rows of node class `k` (c CPUs): a module that does not come first on its CPU
+/// has every CPU taken before it, so at least c modules precede it in its node's order, all
+/// with keys at least its own, which is at least `follow_key` over the classes it may follow
+/// here. So on a node, the stacked modules of the classes B_s whose smallest such key is at
+/// least s number at most max(0, x − c), x the modules there whose key may reach s (A_s, with
+/// every thread member, whose place in the order is not bounded here). With M the most of
+/// A_s a node can hold, the chord of max(0, x − c) over [0, M] gives, summed over the class's
+/// nodes, (M − c) Σ_{A_s} cnt ≥ M Σ_{B_s} (cnt − first), and Σ_{B_s} (cnt − first) = 0 when
+/// M ≤ c. One row per distinct threshold while M < `BEHIND_MAX` x c.
+fn behind(
+    r: &mut Rows,
+    classes: &[Class],
+    k: usize,
+    cpus: f64,
+    here: &[(usize, Stack)],
+    cnt: &[BTreeMap<usize, usize>],
+    first: &BTreeMap<usize, usize>,
+) {
+    let threads: Vec<usize> =
+        classes.iter().enumerate().filter(|(_, c)| matches!(c.on.get(&k), Some((None, _)))).map(|(c, _)| c).collect();
+    let thread_size: f64 = threads.iter().map(|&c| classes[c].size as f64).sum();
+    // A configuration-1 node holds only non-predecessors of one synchronous component: where
+    // those (and every thread member) fit on the CPUs, no module is stacked there, and eq 8's
+    // key need not be considered.
+    let guest_key: Vec<Option<f64>> = here
+        .iter()
+        .map(|&(_, pb)| {
+            let same: f64 = here
+                .iter()
+                .filter(|&&(_, pa)| !pa.pred && (pa.comp == pb.comp || pa.comp == usize::MAX || pb.comp == usize::MAX))
+                .map(|&(c, _)| classes[c].size as f64)
+                .sum();
+            let eq8 = !pb.pred && same + thread_size > cpus;
+            here.iter().filter_map(|&(_, pa)| follow_key(pa, pb, eq8)).reduce(f64::min)
+        })
+        .collect();
+    let mut thresholds: Vec<f64> = guest_key.iter().flatten().copied().collect();
+    thresholds.sort_by(|a, b| b.total_cmp(a));
+    thresholds.dedup();
+    for s in thresholds {
+        let reach = s * (1.0 - 1e-6) - 1e-9;
+        let a_s: Vec<usize> = here
+            .iter()
+            .filter(|&&(_, pa)| pa.key_hi >= reach)
+            .map(|&(c, _)| c)
+            .chain(threads.iter().copied())
+            .collect();
+        let most: f64 = a_s.iter().map(|&c| classes[c].size as f64).sum();
+        if most >= BEHIND_MAX * cpus {
+            break;
+        }
+        let mut t: Vec<(usize, f64)> = Vec::new();
+        for (i, &(c, _)) in here.iter().enumerate() {
+            if guest_key[i].is_some_and(|g| g >= s) {
+                t.push((cnt[c][&k], -most));
+                t.push((first[&c], most));
+            }
+        }
+        if most > cpus {
+            for &c in &a_s {
+                t.push((cnt[c][&k], most - cpus));
+            }
+        }
+        // Merge repeated variables.
+        let mut coef: BTreeMap<usize, f64> = BTreeMap::new();
+        for (v, a) in t {
+            *coef.entry(v).or_default() += a;
+        }
+        r.ge(coef.into_iter().filter(|e| e.1 != 0.0).collect(), 0.0);
+    }
 }
 
 /// The bound weak duality gives for multipliers `w` (one per row, whatever their source):

@@ -674,6 +674,35 @@ fn loads_tier_counts_the_modules_nobody_may_follow() {
     assert_eq!(flowmap::csp::bound::loads_bound(&app, &cluster, &an, std::time::Duration::from_secs(5)), Some(2));
 }
 
+/// A module that shares a CPU has every CPU of its node taken by modules before it in the
+/// order, so by modules whose keys reach its own (`csp::bound`, the "behind" rows). p (100 ms,
+/// LD 0.9, pinned to the 1-CPU node x) paces a0, a1 (15 ms, LD 0.8: key 100 − 12 = 88 ms) and
+/// b (90 ms, LD 0.95: key 100 − 85.5 = 14.5 ms); the y nodes have 2 CPUs. a1 keeps up behind
+/// a0 (15 / (1 − 0.8) = 75 <= 100 ms, equal keys), and the loads fit one y node (0.12 + 0.12
+/// + 0.855 <= 2), so pairs alone allow x + one y. But a stacked a has key 88 and needs two
+/// modules before it with keys at least 88: only a0 and a1 have them. On one y node the order
+/// is a0, a1, b: b comes third and shares an a's CPU (90 / 0.2 = 450 > 100 ms). Nothing joins p
+/// on x (a key 88 and b key 14.5 come before p's 10 and starve it). By hand: 3 nodes (x, y0
+/// with a0 a1, y1 with b); the bound without these rows says 2.
+#[test]
+fn class_bound_counts_the_modules_a_stacked_one_waits_behind() {
+    let mut app = String::from(
+        "[[modules]]\nname = \"p\"\ntexec = { fast = \"100 ms\" }\nload = { fast = 0.9 }\npin = [\"x\"]\n\
+         [[modules]]\nname = \"b\"\ntexec = { fast = \"90 ms\" }\nload = { fast = 0.95 }\n\
+         [[connections]]\nfrom = \"p\"\nto = \"b\"\nkind = \"fifo\"\nvolume = \"1 B\"\n",
+    );
+    for i in 0..2 {
+        app += &format!(
+            "[[modules]]\nname = \"a{i}\"\ntexec = {{ fast = \"15 ms\" }}\nload = {{ fast = 0.8 }}\n\
+             [[connections]]\nfrom = \"p\"\nto = \"a{i}\"\nkind = \"fifo\"\nvolume = \"1 B\"\n"
+        );
+    }
+    let cluster = ETH.to_string()
+        + "[[nodes]]\nnames = \"x\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n\
+           [[nodes]]\nnames = \"y0..y2\"\ncpus = 2\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n";
+    bound_matches_brute_force(&app, &cluster, 3);
+}
+
 /// Pinned modules need their nodes, also when the class bound groups nodes coarsely (too many
 /// distinct domains: here 45 pinned nodes and 45 modules that may go anywhere, 45 x 46 pairs),
 /// which loses which node each pinned module needs. d0..d44 are pinned one per node, w0..w44
