@@ -22,7 +22,9 @@
 //!   when B holds every class its members may follow, some module of B comes first on its CPU
 //!   (cnt(B) <= size(B) x first(B));
 //! - predecessors: a module that paces itself needs a CPU of its own, so the modules surely
-//!   before it in its node's order are first on theirs.
+//!   before it in its node's order are first on theirs;
+//! - behind (`behind`): a stacked module has every CPU of its node taken by modules before it
+//!   in the order, whose keys reach its own.
 //!
 //! When the stacking rows do not fit the LP's budget (3,000 modules), the loads-only rows keep
 //! one of them per node class: the modules no class may follow there end their CPU's sequence,
