@@ -826,3 +826,54 @@ networks = ["eth"]
 "#;
     bound_matches_brute_force(app, &cluster, 3);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(300), .. ProptestConfig::default() })]
+
+    /// The class bound never exceeds the brute-force minimum on instances shaped for
+    /// configuration 1 (eq 8's order): a source p on one of two 1-CPU nodes of different
+    /// processor types (so the pace downstream is one of two), three modules paced by it through
+    /// a chain, a fan, or a 2:1 gather, on small nodes of their own, where a node may hold only
+    /// those three (one synchronous component, no predecessor). The behind rows' key for a
+    /// stacked module must then allow eq 8's; with that branch disabled this test finds a
+    /// counterexample within 3,000 cases (the regression seed kept in
+    /// proptest-regressions/solver.txt), the general property test above did not.
+    #[test]
+    fn class_bound_keeps_configuration_one_stacking(
+        tp in prop::sample::select(vec![50u32, 100]),
+        mods in prop::collection::vec((prop::sample::select(vec![5u32, 10, 20, 30, 40, 60]), prop::sample::select(vec![0.2f64, 0.5, 0.8, 0.95])), 3),
+        shape in 0u32..4,
+        ycpus in prop::collection::vec(1u32..3, 2..4),
+    ) {
+        let mut app = format!("[[modules]]\nname = \"p\"\ntexec = {{ fast = \"{tp} ms\", slow = \"{} ms\" }}\nload = 0.5\nallowed_nodes = [\"x\", \"z\"]\n", tp * 2);
+        let ys: Vec<String> = (0..ycpus.len()).map(|i| format!("\"y{i}\"")).collect();
+        for (i, (t, ld)) in mods.iter().enumerate() {
+            app += &format!("[[modules]]\nname = \"m{i}\"\ntexec = {{ fast = \"{t} ms\", slow = \"{t} ms\" }}\nload = {ld}\nallowed_nodes = [{}]\n", ys.join(", "));
+        }
+        let fifo = |a: &str, b: &str| format!("[[connections]]\nfrom = \"{a}\"\nto = \"{b}\"\nkind = \"fifo\"\nvolume = \"1 B\"\n");
+        match shape {
+            0 => { app += &fifo("p", "m0"); app += &fifo("m0", "m1"); app += &fifo("m1", "m2"); }
+            1 => { app += &fifo("p", "m0"); app += &fifo("p", "m1"); app += &fifo("p", "m2"); }
+            2 => { app += &fifo("p", "m0"); app += &fifo("m0", "m1"); app += &fifo("m0", "m2"); }
+            _ => {
+                app += &fifo("p", "m0"); app += &fifo("p", "m1");
+                app += "[[filters]]\nname = \"g\"\nkind = \"gather\"\nratio = 2\n";
+                app += "[[connections]]\nfrom = \"m1\"\nto = \"g\"\nvolume = \"1 B\"\n[[connections]]\nfrom = \"g\"\nto = \"m2\"\nvolume = \"1 B\"\n";
+            }
+        }
+        let mut cluster = ETH.to_string() + "[[nodes]]\nnames = \"x\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n[[nodes]]\nnames = \"z\"\ncpus = 1\nprocessor = \"slow\"\nnetworks = [\"eth\"]\n";
+        for (i, c) in ycpus.iter().enumerate() {
+            cluster += &format!("[[nodes]]\nnames = \"y{i}\"\ncpus = {c}\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n");
+        }
+        let app = parse::application_from_str(&app, "app.toml", &[]);
+        prop_assume!(app.is_ok());
+        let app = app.unwrap();
+        let cluster = parse::cluster_from_str(&cluster, "cluster.toml").unwrap();
+        let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+        prop_assume!(an.problems.is_empty());
+        if let Some(min) = brute_force_min_nodes(&app, &cluster) {
+            let b = class_bound_of(&app, &cluster, &an, false);
+            prop_assert!(b.nodes <= min, "class bound {} above the minimum {}", b.nodes, min);
+        }
+    }
+}
