@@ -678,8 +678,8 @@ fn loads_tier_counts_the_modules_nobody_may_follow() {
 /// order, so by modules whose keys reach its own (`csp::bound`, the "behind" rows). p (100 ms,
 /// LD 0.9, pinned to the 1-CPU node x) paces a0, a1 (15 ms, LD 0.8: key 100 − 12 = 88 ms) and
 /// b (90 ms, LD 0.95: key 100 − 85.5 = 14.5 ms); the y nodes have 2 CPUs. a1 keeps up behind
-/// a0 (15 / (1 − 0.8) = 75 <= 100 ms, equal keys), and the loads fit one y node (0.12 + 0.12
-/// + 0.855 <= 2), so pairs alone allow x + one y. But a stacked a has key 88 and needs two
+/// a0 (15 / (1 − 0.8) = 75 <= 100 ms, equal keys), and the loads fit one y node (0.12, 0.12
+/// and 0.855 add up to at most 2), so pairs alone allow x and one y. But a stacked a has key 88 and needs two
 /// modules before it with keys at least 88: only a0 and a1 have them. On one y node the order
 /// is a0, a1, b: b comes third and shares an a's CPU (90 / 0.2 = 450 > 100 ms). Nothing joins p
 /// on x (a key 88 and b key 14.5 come before p's 10 and starve it). By hand: 3 nodes (x, y0
