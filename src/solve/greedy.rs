@@ -7,7 +7,9 @@
 //! Construction: objects are taken in breadth-first order from the most constrained ones (the
 //! smallest domains first), so that neighbours are placed one after the other. Each goes to a
 //! node of its domain where (a) a module finds a CPU of its own (or, when `share` is on, where
-//! the node's load lower bounds still fit its CPUs), and (b) every edge to an already placed
+//! the node's load lower bounds still fit its CPUs and the published allocation, simulated on
+//! the node at the paces of what is placed, lets every module there keep its pace:
+//! `keeps_pace`), and (b) every edge to an already placed
 //! neighbour is local or fits, at its highest possible rate (Analysis::rate_hi), on a network
 //! both nodes share (eq 9–10, the link with the most headroom). Among those nodes it prefers, in
 //! order: nodes already used (when packing), the most traffic made local, the fastest processor
@@ -57,6 +59,29 @@ pub struct Ctx<'a> {
 
 /// A node choice: preference tuple (higher is better), node, routes of the placed edges.
 type Choice = ((bool, i64, bool, i64), NodeId, Vec<(EdgeId, Route)>);
+
+/// The published CPU allocation on a node of `cpus` CPUs, simulated for modules given as
+/// (T_I/O key, tie-break, T_exec, LD, pace needed): in decreasing key (then increasing
+/// tie-break), each takes the least-loaded CPU (the first on ties), gets LD_c = (1 - CPULD) x LD
+/// and T_cexec = T_exec / (1 - CPULD); whether every T_cexec stays within its pace. Sorts `ms`.
+pub(super) fn keeps_pace(ms: &mut [(f64, u32, f64, f64, f64)], cpus: usize) -> bool {
+    if ms.len() <= cpus {
+        return true;
+    }
+    if cpus == 0 {
+        return false;
+    }
+    ms.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut cpuld = vec![0.0f64; cpus];
+    for &(_, _, texec, ld, need) in ms.iter() {
+        let (p, &l) = cpuld.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1).then(a.0.cmp(&b.0))).expect("a CPU");
+        if l >= 1.0 || !verify::le(texec / (1.0 - l), need) {
+            return false;
+        }
+        cpuld[p] += (1.0 - l) * ld;
+    }
+    true
+}
 
 /// The strategies tried, in order.
 pub const STRATEGIES: [Strategy; 3] = [
@@ -156,16 +181,54 @@ impl<'a> State<'a> {
         if self.an.inputs[mi].is_empty() {
             return true;
         }
-        if self.pace_stale {
-            let t: Vec<f64> = self.texec_now.iter().map(|x| if x.is_finite() { *x } else { 0.0 }).collect();
-            self.pace_lo = self.an.sync_lo.iteration_times(&t);
-            self.pace_stale = false;
-        }
+        self.fresh_paces();
         let texec = self.an.costs(self.app, self.cluster, mi, n).0;
         self.an.inputs[mi].iter().all(|x| {
             (self.an.cycle_of[mi].is_some() && self.an.cycle_of[x.source] == self.an.cycle_of[mi])
                 || verify::le(texec, x.ratio * self.pace_lo[x.source])
         })
+    }
+
+    /// Brings `pace_lo` up to date with what is placed.
+    fn fresh_paces(&mut self) {
+        if self.pace_stale {
+            let t: Vec<f64> = self.texec_now.iter().map(|x| if x.is_finite() { *x } else { 0.0 }).collect();
+            self.pace_lo = self.an.sync_lo.iteration_times(&t);
+            self.pace_stale = false;
+        }
+    }
+
+    /// Whether the published CPU allocation (perf/alloc.rs), simulated on `n` with `o` added
+    /// and the pace estimates of what is placed (`pace_lo`, fresh), lets every module there keep
+    /// its pace: in decreasing T_I/O (eq 6-7 at those paces), each takes the least-loaded CPU,
+    /// and T_cexec = T_exec / (1 - CPULD) must stay within the fastest pace of its synchronous
+    /// inputs (a buffer overflow otherwise), or T_exec for a module pacing itself (a source, a
+    /// cycle member: it would slow down). An estimate for choosing among nodes (eq 8 orders and
+    /// threads of control are not simulated); the verifier judges the result.
+    fn alloc_ok(&self, o: ObjectId, n: NodeId) -> bool {
+        let cpus = self.cluster.node(n).cpus as usize;
+        if self.on_node[n.ix()].len() < cpus || cpus == 0 {
+            return self.on_node[n.ix()].len() < cpus;
+        }
+        let (app, cluster, an) = (self.app, self.cluster, self.an);
+        let mut ms: Vec<(f64, u32, f64, f64, f64)> = self.on_node[n.ix()]
+            .iter()
+            .chain(std::iter::once(&o))
+            .filter_map(|&x| {
+                let mi = an.module_of[x.index()]?;
+                let (texec, ld) = an.costs(app, cluster, mi, n);
+                let ins = &an.inputs[mi];
+                let (key, need) = if ins.is_empty() || an.cycle_of[mi].is_some() {
+                    (texec * (1.0 - ld), texec)
+                } else {
+                    let wait = ins.iter().map(|x| x.ratio * self.pace_lo[x.source]).fold(texec, f64::max);
+                    let need = ins.iter().map(|x| x.ratio * self.pace_lo[x.source]).fold(f64::INFINITY, f64::min);
+                    (wait - texec * ld, need)
+                };
+                Some((key, x.index() as u32, texec, ld, need))
+            })
+            .collect();
+        keeps_pace(&mut ms, cpus)
     }
 
     /// Edges of `o` (no self-loops) whose other end is not placed: (edge, o is the source).
@@ -292,7 +355,7 @@ impl<'a> State<'a> {
                 // A solo module needs an idle CPU of its own (first allocation round); the
                 // others may share one if they keep up (the verifier decides).
                 if (self.is_solo(o, n) && self.solo_count[n.ix()] >= cpus)
-                    || (self.count[n.ix()] >= cpus && !self.solo_first(o, n))
+                    || (self.count[n.ix()] >= cpus && (!self.solo_first(o, n) || !self.alloc_ok(o, n)))
                 {
                     return None;
                 }
@@ -358,11 +421,14 @@ impl<'a> State<'a> {
     }
 
     /// Places `o` where it breaks the fewest rules (when no node fits): a node of its domain
-    /// that is allowed, honours filter locality, and reaches its placed neighbours, with the
-    /// least CPU and link overload; routes take the shared network with the most headroom.
+    /// that is allowed, honours filter locality, and reaches its placed neighbours, then one
+    /// where the allocation estimate keeps every module's pace (`alloc_ok`; hard 1000/256: 118
+    /// -> 70 diagnostics), with the least CPU and link overload; routes take the shared network
+    /// with the most headroom.
     /// The mapping is then unsound; large-neighbourhood search repairs it.
     fn place_forced(&mut self, o: ObjectId) {
-        let mut best: Option<((u32, i64, i64), NodeId)> = None;
+        let mut best: Option<((u32, bool, i64, i64), NodeId)> = None;
+        self.fresh_paces();
         for &n in &self.an.domain[o.index()] {
             let placed = self.placed_edges(o);
             let unreachable =
@@ -375,7 +441,8 @@ impl<'a> State<'a> {
                 0
             };
             let local: f64 = placed.iter().filter(|&&(_, m, _)| m == n).map(|&(e, _, _)| self.edge_bw[e.index()]).sum();
-            let key = (unreachable * 2 + locality, cpu_over, -((local / 1e3).round() as i64));
+            let starved = cpu_over > 0 && !self.alloc_ok(o, n);
+            let key = (unreachable * 2 + locality, starved, cpu_over, -((local / 1e3).round() as i64));
             if best.is_none_or(|b| key < b.0) {
                 best = Some((key, n));
             }
@@ -473,6 +540,7 @@ impl<'a> State<'a> {
             .unwrap_or(0.0);
         // (score tuple, node, routes); higher is better.
         let mut best: Option<Choice> = None;
+        self.fresh_paces();
         for &n in &self.an.domain[o.index()] {
             if module.is_some_and(|mi| !self.keeps_up(mi, n)) {
                 continue;
@@ -690,5 +758,33 @@ pub fn improve(cx: Ctx, start: (Mapping, Report), floor: i64, stop: &mut dyn FnM
             cur = m;
             rep = r;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keeps_pace;
+
+    /// Hand-computed allocations (perf-model paper, Section IV.B.2: least-loaded CPU,
+    /// LD_c = (1 - CPULD) x LD, T_cexec = T_exec x LD / LD_c).
+    #[test]
+    fn keeps_pace_follows_the_published_allocation() {
+        // One CPU. A (key 5, T_exec 10, LD 0.5) goes first on the idle CPU: T_cexec 10, CPULD
+        // 0.5. B (key 1, T_exec 4, LD 1) then gets LD_c 0.5: T_cexec = 4 / 0.5 = 8.
+        let a = (5.0, 0, 10.0, 0.5, 10.0);
+        assert!(keeps_pace(&mut [a, (1.0, 1, 4.0, 1.0, 8.0)], 1));
+        assert!(!keeps_pace(&mut [a, (1.0, 1, 4.0, 1.0, 7.9)], 1));
+        // The order is by decreasing key, not by position: B first (key 9) takes the idle CPU
+        // whole (CPULD 1), and A finds no share left.
+        assert!(!keeps_pace(&mut [a, (9.0, 1, 4.0, 1.0, 8.0)], 1));
+        // Equal keys: the tie-break (declaration order) decides; A (0) before B (1) as above.
+        assert!(keeps_pace(&mut [(1.0, 1, 4.0, 1.0, 8.0), (1.0, 0, 10.0, 0.5, 10.0)], 1));
+        // Two CPUs, three modules: A and C (LD 0.2) take one idle CPU each; B shares the
+        // least-loaded, C's (0.2): T_cexec = 4 / 0.8 = 5.
+        let c = (3.0, 2, 1.0, 0.2, 1.0);
+        assert!(keeps_pace(&mut [a, (1.0, 1, 4.0, 1.0, 5.0), c], 2));
+        assert!(!keeps_pace(&mut [a, (1.0, 1, 4.0, 1.0, 4.9), c], 2));
+        // No more modules than CPUs: each has a CPU of its own, nothing to check.
+        assert!(keeps_pace(&mut [(1.0, 0, 4.0, 1.0, 0.0)], 1));
     }
 }
