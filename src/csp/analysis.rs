@@ -460,6 +460,12 @@ impl Analysis {
         v
     }
 
+    /// Per object, the other objects that share its node in every sound mapping (an edge no
+    /// network can carry; `presolve::must_share`), ascending; empty for most.
+    pub fn must_share(&self, app: &Application, cluster: &Cluster) -> Vec<Vec<crate::model::ObjectId>> {
+        super::presolve::must_share(app, cluster, self)
+    }
+
     /// Modules that are solo on every node of their domain: each needs a CPU of its own
     /// wherever it goes, so any mapping's used nodes have at least this many CPUs.
     pub fn solo_everywhere(&self, app: &Application, cluster: &Cluster) -> usize {

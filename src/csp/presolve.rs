@@ -440,3 +440,35 @@ pub fn describe(app: &Application, an: &Analysis, o: ObjectId, cause: &Cause) ->
         ),
     }
 }
+
+/// Objects that share a node in every sound mapping: the ends of an edge whose traffic at its
+/// lowest rate (`Analysis::rate_lo`) is more than any network's bandwidth (eq 9–10: no route
+/// carries it alone, so rule 4 leaves it only the local route), closed transitively. Per
+/// object, the other members of its group, ascending (empty for an object bound to none).
+pub(crate) fn must_share(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<Vec<ObjectId>> {
+    use petgraph::unionfind::UnionFind;
+    use petgraph::visit::EdgeRef;
+    let n = app.graph.node_count();
+    let mut uf: UnionFind<usize> = UnionFind::new(n);
+    let mut bound = false;
+    for e in app.graph.edge_references() {
+        let bw = e.weight().volume * an.rate_lo.get(e.id().index()).copied().unwrap_or(0.0);
+        if e.source() != e.target() && bw > 0.0 && cluster.networks.iter().all(|k| over(bw, k.bandwidth)) {
+            bound |= uf.union(e.source().index(), e.target().index());
+        }
+    }
+    let mut out = vec![Vec::new(); n];
+    if !bound {
+        return out;
+    }
+    let mut members: BTreeMap<usize, Vec<ObjectId>> = BTreeMap::new();
+    for o in app.graph.node_indices() {
+        members.entry(uf.find(o.index())).or_default().push(o);
+    }
+    for group in members.values().filter(|g| g.len() > 1) {
+        for &o in group {
+            out[o.index()] = group.iter().copied().filter(|&x| x != o).collect();
+        }
+    }
+    out
+}

@@ -71,6 +71,7 @@ pub fn solve_json(app: &Application, cluster: &Cluster, o: &Outcome) -> Value {
             "skipped_families": o.stats.skipped,
             "presolve_removed": o.stats.presolve_removed,
             "presolve_by_reason": o.stats.presolve_by_reason,
+            "must_share": {"objects": o.stats.must_share.0, "groups": o.stats.must_share.1},
             "class_bound": o.stats.class_bound,
             "bound_s": (o.stats.bound_s * 1e6).round() / 1e6,
             "lns_s": (o.stats.lns_s * 1e6).round() / 1e6,

@@ -68,6 +68,9 @@ pub struct Stats {
     /// (object, node) pairs the requirement-aware presolve removed, in all and per reason.
     pub presolve_removed: usize,
     pub presolve_by_reason: std::collections::BTreeMap<String, usize>,
+    /// Objects bound to share a node with another (an edge no network can carry,
+    /// `Analysis::must_share`), and the groups they form.
+    pub must_share: (usize, usize),
     /// The class relaxation's bound (csp::bound) and the time it took.
     pub class_bound: Option<i64>,
     pub bound_s: f64,
@@ -425,6 +428,11 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     an.allocation = opts.perf.allocation;
     stats.presolve_removed = an.presolve.removed;
     stats.presolve_by_reason = an.presolve.by_reason.clone();
+    let share = an.must_share(app, cluster);
+    let bound = share.iter().filter(|g| !g.is_empty()).count();
+    // Each group counted once, at its first member (groups list the others ascending).
+    let groups = share.iter().enumerate().filter(|(o, g)| g.first().is_some_and(|x| x.index() > *o)).count();
+    stats.must_share = (bound, groups);
     if !an.problems.is_empty() {
         stats.time_s = start.elapsed().as_secs_f64();
         return Outcome {

@@ -66,7 +66,7 @@ fn misplaced_filters(cx: Ctx, m: &Mapping) -> Vec<ObjectId> {
 /// the fastest shared network with room left by the other edges (bytes per second as in
 /// `bytes`), else the one with the most headroom; heaviest edge first.
 fn reroute(cx: Ctx, m: &mut Mapping, o: ObjectId, bytes: &[f64]) {
-    let mut t = Tables::new(cx, m, bytes, Some(o));
+    let mut t = Tables::new(cx, m, bytes, &[o]);
     let mut es: Vec<EdgeId> = cx
         .app
         .graph
@@ -79,6 +79,26 @@ fn reroute(cx: Ctx, m: &mut Mapping, o: ObjectId, bytes: &[f64]) {
     for e in es {
         route(cx, m, e, bytes, &mut t);
     }
+}
+
+/// Puts `o` and the objects that must share its node (`share`, `Analysis::must_share`) on
+/// `n`, and reroutes their edges when `bytes` are given.
+fn put(cx: Ctx, m: &mut Mapping, share: &[Vec<ObjectId>], o: ObjectId, n: NodeId, bytes: Option<&[f64]>) {
+    let unit = || std::iter::once(o).chain(share[o.index()].iter().copied());
+    for x in unit() {
+        m.placement[x.index()].node = n;
+        m.placement[x.index()].cpu = None;
+    }
+    if let Some(bytes) = bytes {
+        for x in unit() {
+            reroute(cx, m, x, bytes);
+        }
+    }
+}
+
+/// `o` and the objects that must share its node, `o` first.
+fn unit_of(share: &[Vec<ObjectId>], o: ObjectId) -> Vec<ObjectId> {
+    std::iter::once(o).chain(share[o.index()].iter().copied()).collect()
 }
 
 /// Routes every edge as `reroute` does, heaviest first.
@@ -166,7 +186,8 @@ fn edge_bytes(cx: Ctx, r: Option<&Report>) -> Vec<f64> {
 }
 
 impl Tables {
-    fn new(cx: Ctx, m: &Mapping, bytes: &[f64], moving: Option<ObjectId>) -> Tables {
+    /// The tables without the objects `moving` (and their edges).
+    fn new(cx: Ctx, m: &Mapping, bytes: &[f64], moving: &[ObjectId]) -> Tables {
         let (app, cluster, an) = (cx.app, cx.cluster, cx.an);
         let (nn, nk) = (cluster.nodes.len(), cluster.networks.len());
         let mut t = Tables {
@@ -177,7 +198,7 @@ impl Tables {
             bw: vec![vec![[0.0; 2]; nk]; nn],
         };
         for o in app.graph.node_indices() {
-            if let (Some(mi), true) = (an.module_of[o.index()], Some(o) != moving) {
+            if let (Some(mi), false) = (an.module_of[o.index()], moving.contains(&o)) {
                 let n = m.node_of(o);
                 t.count[n.ix()] += 1;
                 t.on_node[n.ix()].push(o);
@@ -185,7 +206,7 @@ impl Tables {
             }
         }
         for e in app.graph.edge_references() {
-            if Some(e.source()) == moving || Some(e.target()) == moving {
+            if moving.contains(&e.source()) || moving.contains(&e.target()) {
                 continue;
             }
             if let Route::Net(k) = m.routes[e.id().index()] {
@@ -232,61 +253,73 @@ impl Tables {
         super::greedy::keeps_pace(&mut ms, cluster.node(n).cpus as usize)
     }
 
-    /// How bad moving `o` to `n` looks (lower is better): unreachable neighbours and a filter
-    /// off its neighbours' nodes first, then modules and load beyond the node's CPUs, links
-    /// beyond their bandwidth (the fastest shared network), a slower processor type, and last
-    /// traffic made local.
-    fn cost(&self, cx: Ctx, m: &Mapping, bytes: &[f64], o: ObjectId, n: NodeId) -> f64 {
+    /// How bad moving the objects `unit` (one, or a group that must share a node) to `n` looks
+    /// (lower is better): unreachable neighbours and a filter off its neighbours' nodes first,
+    /// then modules and load beyond the node's CPUs, links beyond their bandwidth (the fastest
+    /// shared network), a slower processor type, and last traffic made local. The tables are
+    /// without `unit`.
+    fn cost(&self, cx: Ctx, m: &Mapping, bytes: &[f64], unit: &[ObjectId], n: NodeId) -> f64 {
         let (app, cluster, an) = (cx.app, cx.cluster, cx.an);
         let mut cost = 0.0;
         let cpus = cluster.node(n).cpus as f64;
-        if let Some(mi) = an.module_of[o.index()] {
-            let i = n.ix();
-            let over = ((self.count[i] + 1) as f64 - cpus).max(0.0);
-            if over > 0.0 && !self.stacks(cx, o, mi, n) {
+        let i = n.ix();
+        let mods: Vec<usize> = unit.iter().filter_map(|o| an.module_of[o.index()]).collect();
+        if !mods.is_empty() {
+            let over = ((self.count[i] + mods.len() as i64) as f64 - cpus).max(0.0);
+            if over > 0.0 && !(unit.len() == 1 && self.stacks(cx, unit[0], mods[0], n)) {
                 cost += 2.0 * over;
             }
-            let l = an.load_lo(app, cluster, mi, n);
+            let l: f64 = mods.iter().map(|&mi| an.load_lo(app, cluster, mi, n)).sum();
             cost += 2.0 * ((self.load[i] + l - cpus).max(0.0) - (self.load[i] - cpus).max(0.0));
-            let lo = an.texec_lo(app, cluster, mi);
-            let t = an.costs(app, cluster, mi, n).0;
-            if lo > 0.0 && lo.is_finite() {
-                cost += (t / lo - 1.0).min(4.0);
-            }
-        }
-        let (mut local, mut total, mut near) = (0.0, 0.0, false);
-        for dir in [Direction::Outgoing, Direction::Incoming] {
-            for e in app.graph.edges_directed(o, dir) {
-                let b = if dir == Direction::Outgoing { e.target() } else { e.source() };
-                if b == o {
-                    continue;
-                }
-                let x = bytes[e.id().index()];
-                total += x;
-                let mb = m.node_of(b);
-                if mb == n {
-                    local += x;
-                    near = true;
-                    continue;
-                }
-                let (dn, dm) = if dir == Direction::Outgoing { (0, 1) } else { (1, 0) };
-                let head = cluster
-                    .shared_networks(n, mb)
-                    .into_iter()
-                    .map(|k| {
-                        let cap = cluster.network(k).bandwidth;
-                        (cap - self.bw[n.ix()][k.ix()][dn] - x).min(cap - self.bw[mb.ix()][k.ix()][dm] - x) / cap
-                    })
-                    .fold(f64::NEG_INFINITY, f64::max);
-                if head == f64::NEG_INFINITY {
-                    cost += 4.0;
-                } else if head < 0.0 {
-                    cost += 2.0 * (-head).min(4.0);
+            for &mi in &mods {
+                let lo = an.texec_lo(app, cluster, mi);
+                let t = an.costs(app, cluster, mi, n).0;
+                if lo > 0.0 && lo.is_finite() {
+                    cost += (t / lo - 1.0).min(4.0);
                 }
             }
         }
-        if cx.filter_locality && !app.object(o).is_module() && !near {
-            cost += 4.0;
+        let (mut local, mut total) = (0.0, 0.0);
+        for &o in unit {
+            let mut near = false;
+            for dir in [Direction::Outgoing, Direction::Incoming] {
+                for e in app.graph.edges_directed(o, dir) {
+                    let b = if dir == Direction::Outgoing { e.target() } else { e.source() };
+                    if b == o {
+                        continue;
+                    }
+                    if unit.contains(&b) {
+                        // Goes along: local.
+                        near = true;
+                        continue;
+                    }
+                    let x = bytes[e.id().index()];
+                    total += x;
+                    let mb = m.node_of(b);
+                    if mb == n {
+                        local += x;
+                        near = true;
+                        continue;
+                    }
+                    let (dn, dm) = if dir == Direction::Outgoing { (0, 1) } else { (1, 0) };
+                    let head = cluster
+                        .shared_networks(n, mb)
+                        .into_iter()
+                        .map(|k| {
+                            let cap = cluster.network(k).bandwidth;
+                            (cap - self.bw[n.ix()][k.ix()][dn] - x).min(cap - self.bw[mb.ix()][k.ix()][dm] - x) / cap
+                        })
+                        .fold(f64::NEG_INFINITY, f64::max);
+                    if head == f64::NEG_INFINITY {
+                        cost += 4.0;
+                    } else if head < 0.0 {
+                        cost += 2.0 * (-head).min(4.0);
+                    }
+                }
+            }
+            if cx.filter_locality && !app.object(o).is_module() && !near {
+                cost += 4.0;
+            }
         }
         if total > 0.0 {
             cost -= 0.5 * local / total;
@@ -423,7 +456,18 @@ fn walk(
     let node_by_name: HashMap<&str, NodeId> =
         cluster.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), NodeId(i as u32))).collect();
     let fixed = |o: ObjectId| fix.is_some_and(|f| f.placement[o.index()].is_some());
+    // Groups that share a node in every sound mapping move together; a start that splits one
+    // first gathers it on its first member's node (when every member may go there).
+    let share = an.must_share(app, cluster);
     let mut cur = start;
+    for o in app.graph.node_indices() {
+        let n = cur.node_of(o);
+        if share[o.index()].iter().any(|&x| cur.node_of(x) != n)
+            && share[o.index()].iter().all(|&x| !fixed(x) && dom[x.index()].binary_search(&n).is_ok())
+        {
+            put(cx, &mut cur, &share, o, n, None);
+        }
+    }
     route_all(cx, &mut cur, &edge_bytes(cx, None));
     let mut rep = checker.terse(&cur);
     let mut score = errors(cx, &cur, &rep);
@@ -434,7 +478,7 @@ fn walk(
     let (mut fewest, mut kicks) = (score, 0usize);
     // The mapping with the fewest errors so far, where kicks start from.
     let mut elite = (cur.clone(), rep.clone(), score);
-    let movable = |o: ObjectId| !fixed(o) && dom[o.index()].len() > 1;
+    let movable = |o: ObjectId| !fixed(o) && dom[o.index()].len() > 1 && share[o.index()].iter().all(|&x| !fixed(x));
     // Moves per batch (see below), and steps since the batch shrank to one.
     let (mut batch, mut since_batch) = (4usize, 0usize);
     for _ in 0..max_steps {
@@ -450,24 +494,21 @@ fn walk(
             if elite.2 < score {
                 (cur, rep, _) = elite.clone();
             }
-            let movable: Vec<ObjectId> =
-                app.graph.node_indices().filter(|&o| !fixed(o) && dom[o.index()].len() > 1).collect();
+            let all: Vec<ObjectId> = app.graph.node_indices().filter(|&o| movable(o)).collect();
             let errs: Vec<&verify::Diagnostic> = rep.diagnostics.iter().filter(|d| d.kind.is_error()).collect();
-            for _ in 0..KICK.min(movable.len()) {
+            for _ in 0..KICK.min(all.len()) {
                 let mut near = Vec::new();
                 if !errs.is_empty() {
                     named(cx, &cur, &rep, errs[rng.random_range(0..errs.len())], &by_name, &node_by_name, &mut near);
-                    near.retain(|&o| !fixed(o) && dom[o.index()].len() > 1);
+                    near.retain(|&o| movable(o));
                 }
                 let o = if near.is_empty() {
-                    movable[rng.random_range(0..movable.len())]
+                    all[rng.random_range(0..all.len())]
                 } else {
                     near[rng.random_range(0..near.len())]
                 };
                 let d = &dom[o.index()];
-                cur.placement[o.index()].node = d[rng.random_range(0..d.len())];
-                cur.placement[o.index()].cpu = None;
-                reroute(cx, &mut cur, o, &edge_bytes(cx, Some(&rep)));
+                put(cx, &mut cur, &share, o, d[rng.random_range(0..d.len())], Some(&edge_bytes(cx, Some(&rep))));
             }
             rep = checker.terse(&cur);
             score = errors(cx, &cur, &rep);
@@ -506,17 +547,16 @@ fn walk(
                 }
                 let o = cands[rng.random_range(0..cands.len())];
                 let here = m.node_of(o);
-                let tables = Tables::new(cx, &m, &bytes, Some(o)).paced(stacking, &rep);
+                let unit = unit_of(&share, o);
+                let tables = Tables::new(cx, &m, &bytes, &unit).paced(stacking, &rep);
                 let best = targets(cx, &dom, &m, o, &mut rng)
                     .into_iter()
                     .filter(|&n| n != here)
-                    .map(|n| (tables.cost(cx, &m, &bytes, o, n), n))
+                    .map(|n| (tables.cost(cx, &m, &bytes, &unit, n), n))
                     .min_by(|a, b| a.0.total_cmp(&b.0));
                 if let Some((_, n)) = best {
-                    m.placement[o.index()].node = n;
-                    m.placement[o.index()].cpu = None;
-                    reroute(cx, &mut m, o, &bytes);
-                    moved.push(o);
+                    put(cx, &mut m, &share, o, n, Some(&bytes));
+                    moved.extend(unit);
                 }
             }
             if stop() {
@@ -561,8 +601,7 @@ fn walk(
         cands.retain(|&o| movable(o) && !tabu.contains(&o));
         if cands.is_empty() {
             // Nothing movable named: a random movable object.
-            let all: Vec<ObjectId> =
-                app.graph.node_indices().filter(|&o| !fixed(o) && dom[o.index()].len() > 1).collect();
+            let all: Vec<ObjectId> = app.graph.node_indices().filter(|&o| movable(o)).collect();
             if all.is_empty() {
                 return None;
             }
@@ -575,14 +614,35 @@ fn walk(
         let targets = targets(cx, &dom, &cur, o, &mut rng);
         // Rank the targets cheaply; only the best CHECKED get a full `check`.
         let bytes = edge_bytes(cx, Some(&rep));
-        let tables = Tables::new(cx, &cur, &bytes, Some(o)).paced(stacking, &rep);
+        let unit = unit_of(&share, o);
+        let tables = Tables::new(cx, &cur, &bytes, &unit).paced(stacking, &rep);
         let mut ranked: Vec<(f64, u32, NodeId)> = targets
             .into_iter()
             .filter(|&n| n != here)
-            .map(|n| (tables.cost(cx, &cur, &bytes, o, n), rng.random::<u32>(), n))
+            .map(|n| (tables.cost(cx, &cur, &bytes, &unit, n), rng.random::<u32>(), n))
             .collect();
         ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        for n in ranked.into_iter().take(CHECKED).map(|x| x.2) {
+        let mut tries: Vec<(NodeId, bool)> = ranked.iter().take(CHECKED).map(|x| (x.2, false)).collect();
+        // A group bound to share a node also tries the node best for it once the single
+        // movable modules there leave (`eject`): a full node rarely ranks first, and one swap
+        // does not free CPUs for two.
+        if unit.len() > 1 {
+            let loose: Vec<ObjectId> = app
+                .graph
+                .node_indices()
+                .filter(|&p| an.module_of[p.index()].is_some() && share[p.index()].is_empty() && movable(p))
+                .chain(unit.iter().copied())
+                .collect();
+            let firm = Tables::new(cx, &cur, &bytes, &loose);
+            let pick = ranked
+                .iter()
+                .map(|x| (firm.cost(cx, &cur, &bytes, &unit, x.2), x.1, x.2))
+                .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            if let Some((_, _, n)) = pick {
+                tries.push((n, true));
+            }
+        }
+        for (n, ejecting) in tries {
             if n == here {
                 continue;
             }
@@ -591,26 +651,32 @@ fn walk(
                 return None;
             }
             let mut m = cur.clone();
-            m.placement[o.index()].node = n;
-            m.placement[o.index()].cpu = None;
-            // Half the time a swap: an object of node n that may go where o was comes back
-            // (dense nodes take nothing more, but may trade).
-            if rng.random_bool(0.5) {
+            put(cx, &mut m, &share, o, n, None);
+            if ejecting {
+                eject(cx, &mut m, &share, &dom, n, &unit, &bytes, &movable, &mut rng);
+            } else if rng.random_bool(0.5) {
+                // Half the time a swap: an object of node n that may go where o was comes back
+                // (dense nodes take nothing more, but may trade), with the objects that must
+                // share its node when they are all on n.
                 let back: Vec<ObjectId> = app
                     .graph
                     .node_indices()
                     .filter(|&p| {
-                        p != o && cur.node_of(p) == n && !fixed(p) && dom[p.index()].binary_search(&here).is_ok()
+                        !unit.contains(&p)
+                            && cur.node_of(p) == n
+                            && movable(p)
+                            && dom[p.index()].binary_search(&here).is_ok()
+                            && share[p.index()].iter().all(|&x| cur.node_of(x) == n)
                     })
                     .collect();
                 if !back.is_empty() {
                     let p = back[rng.random_range(0..back.len())];
-                    m.placement[p.index()].node = here;
-                    m.placement[p.index()].cpu = None;
-                    reroute(cx, &mut m, p, &bytes);
+                    put(cx, &mut m, &share, p, here, Some(&bytes));
                 }
             }
-            reroute(cx, &mut m, o, &bytes);
+            for &x in &unit {
+                reroute(cx, &mut m, x, &bytes);
+            }
             let r = checker.terse(&m);
             let s = errors(cx, &m, &r);
             if s < best_score {
@@ -652,6 +718,44 @@ fn walk(
     })
 }
 
+/// Moves single modules (none of `unit`, each `movable` and bound to no other) off node `n`
+/// until its modules fit its CPUs: each round, the one cheapest to place elsewhere goes to
+/// its best other node by `Tables::cost`.
+#[allow(clippy::too_many_arguments)]
+fn eject(
+    cx: Ctx,
+    m: &mut Mapping,
+    share: &[Vec<ObjectId>],
+    dom: &[Vec<NodeId>],
+    n: NodeId,
+    unit: &[ObjectId],
+    bytes: &[f64],
+    movable: &dyn Fn(ObjectId) -> bool,
+    rng: &mut StdRng,
+) {
+    let (app, an) = (cx.app, cx.an);
+    let cpus = cx.cluster.node(n).cpus as usize;
+    loop {
+        let on: Vec<ObjectId> =
+            app.graph.node_indices().filter(|&p| an.module_of[p.index()].is_some() && m.node_of(p) == n).collect();
+        if on.len() <= cpus {
+            return;
+        }
+        let mut best: Option<(f64, ObjectId, NodeId)> = None;
+        for p in on.into_iter().filter(|&p| !unit.contains(&p) && share[p.index()].is_empty() && movable(p)) {
+            let t = Tables::new(cx, m, bytes, &[p]);
+            for x in targets(cx, dom, m, p, rng).into_iter().filter(|&x| x != n) {
+                let c = t.cost(cx, m, bytes, &[p], x);
+                if best.is_none_or(|b| c < b.0) {
+                    best = Some((c, p, x));
+                }
+            }
+        }
+        let Some((_, p, x)) = best else { return };
+        put(cx, m, share, p, x, Some(bytes));
+    }
+}
+
 /// Pairs of nodes traded for a bigger one are taken among this many emptiest used nodes.
 const PAIRS_FROM: usize = 5;
 
@@ -669,20 +773,25 @@ pub fn onto(
     seed: u64,
     stop: &mut dyn FnMut() -> bool,
 ) -> Option<(Mapping, Report)> {
-    let Ctx { app, an, .. } = cx;
+    let Ctx { app, cluster, an, .. } = cx;
     let bytes = edge_bytes(cx, Some(rep));
+    let share = an.must_share(app, cluster);
     let mut m = cur.clone();
     let movers: Vec<ObjectId> = app.graph.node_indices().filter(|&o| !allowed[m.node_of(o).ix()]).collect();
     for &o in &movers {
-        let t = Tables::new(cx, &m, &bytes, Some(o));
+        if allowed[m.node_of(o).ix()] {
+            // Moved with an object it must share a node with.
+            continue;
+        }
+        let unit = unit_of(&share, o);
+        let t = Tables::new(cx, &m, &bytes, &unit);
         let (_, n) = an.domain[o.index()]
             .iter()
             .copied()
             .filter(|n| allowed[n.ix()])
-            .map(|n| (t.cost(cx, &m, &bytes, o, n), n))
+            .map(|n| (t.cost(cx, &m, &bytes, &unit, n), n))
             .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))?;
-        m.placement[o.index()].node = n;
-        m.placement[o.index()].cpu = None;
+        put(cx, &mut m, &share, o, n, None);
     }
     for &o in &movers {
         reroute(cx, &mut m, o, &bytes);
@@ -803,6 +912,8 @@ pub fn stack(cx: Ctx, start: (Mapping, Report), stop: &mut dyn FnMut() -> bool) 
     let mut changed = false;
     let fixed = |o: ObjectId| fix.is_some_and(|f| f.placement[o.index()].is_some());
     let paced_by_input = |mi: usize| !an.inputs[mi].is_empty() && an.cycle_of[mi].is_none();
+    // One module moves at a time: none bound to share a node with another.
+    let share = an.must_share(app, cluster);
     let mut next = 0usize;
     'nodes: while next < cluster.nodes.len() {
         let Some(p) = rep.prediction.as_ref() else { break };
@@ -834,7 +945,12 @@ pub fn stack(cx: Ctx, start: (Mapping, Report), stop: &mut dyn FnMut() -> bool) 
             .modules
             .iter()
             .enumerate()
-            .filter(|(_, f)| f.node != n && !fixed(f.object) && an.domain[f.object.index()].contains(&n))
+            .filter(|(_, f)| {
+                f.node != n
+                    && !fixed(f.object)
+                    && share[f.object.index()].is_empty()
+                    && an.domain[f.object.index()].contains(&n)
+            })
             .filter_map(|(i, f)| {
                 let mi = an.module_of[f.object.index()]?;
                 let (texec, ld) = an.costs(app, cluster, mi, n);

@@ -501,6 +501,22 @@ fn presolve_refutes_infeasible_cycle_and_keeps_the_planted_mappings() {
                 feasible.app.object(o).name
             );
         }
+        // The bound simulations' ranks (MPI halos no network carries, models/hard/README.md)
+        // must share a node; the planted mapping keeps every such group on one node.
+        let share = an.must_share(&feasible.app, &feasible.cluster);
+        let grouped: Vec<&str> = feasible
+            .app
+            .graph
+            .node_indices()
+            .filter(|o| !share[o.index()].is_empty())
+            .map(|o| feasible.app.object(o).name.as_str())
+            .collect();
+        assert!(grouped.len() >= 4 && grouped.iter().all(|n| n.contains("_sim[")), "seed {seed}: {grouped:?}");
+        for o in feasible.app.graph.node_indices() {
+            for x in &share[o.index()] {
+                assert_eq!(m.placement[o.index()].node, m.placement[x.index()].node, "seed {seed}");
+            }
+        }
         let i = build(50, 16, seed, HardKind::InfeasibleCycle);
         let an = Analysis::new(&i.app, &i.cluster, None);
         assert!(!an.problems.is_empty(), "seed {seed} infeasible-cycle not refuted by the presolve");

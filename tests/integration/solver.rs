@@ -373,6 +373,8 @@ proptest! {
         let app = app.unwrap();
         let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
         let want = brute_force(&app, &cluster);
+        let split = split_group(&app, &cluster, &want);
+        prop_assert!(split.is_none(), "{:?}\n{}\n{}", split, t.app, t.cluster);
         let (found, _) = solve::enumerate_sound(&app, &cluster, &exact_opts(false), 100_000).expect("enumeration finished");
         let got: BTreeSet<_> = found.iter().map(mapping_key).collect();
         prop_assert_eq!(got.len(), found.len(), "duplicates in the enumeration");
@@ -544,6 +546,81 @@ fn requirement_instances_exercise_the_loop_transfer_bound() {
     assert!(removing >= 10 && refuted >= 5, "removing {removing} refuted {refuted}");
 }
 
+/// Objects `Analysis::must_share` binds to one node that some brute-force sound mapping
+/// (`want`) puts apart, described; None when every group stays together.
+fn split_group(app: &Application, cluster: &Cluster, want: &BTreeSet<(Vec<u32>, Vec<Option<u32>>)>) -> Option<String> {
+    let an = flowmap::csp::Analysis::new(app, cluster, None);
+    let share = an.must_share(app, cluster);
+    want.iter().find_map(|(nodes, _)| {
+        share.iter().enumerate().find_map(|(i, others)| {
+            others
+                .iter()
+                .find(|x| nodes[x.index()] != nodes[i])
+                .map(|x| format!("objects {i} and {} apart in the sound mapping {nodes:?}", x.index()))
+        })
+    })
+}
+
+/// The tiny instances must give `Analysis::must_share` something to check: instances with an
+/// edge no network carries (6 MB at 100 Hz is 600 MB/s, the networks carry 50–200 MB/s), some
+/// of them feasible by brute force (the property tests check that their sound mappings keep
+/// each group on one node). Measured over 400 of each generator: 66 of `tiny` have a group (6
+/// with a sound mapping), 34 of `tiny_with_requirement` (2).
+#[test]
+fn tiny_instances_exercise_must_share() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let (mut grouped, mut feasible) = (0, 0);
+    for i in 0..800 {
+        let t = if i % 2 == 0 { tiny().boxed() } else { tiny_with_requirement().boxed() }.new_tree(&mut runner).unwrap().current();
+        let Ok(app) = parse::application_from_str(&t.app, "app.toml", &[]) else { continue };
+        let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
+        let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+        if an.must_share(&app, &cluster).iter().any(|g| !g.is_empty()) {
+            grouped += 1;
+            if an.problems.is_empty() && !brute_force(&app, &cluster).is_empty() {
+                feasible += 1;
+            }
+        }
+    }
+    assert!(grouped >= 20 && feasible >= 5, "grouped {grouped} feasible {feasible}");
+}
+
+/// `Analysis::must_share`, by hand: a self-paced module (T_exec 10 ms, so 100 messages a
+/// second at most and at least) sends 11 MB a message to another: 1.1 GB/s, more than the one
+/// network's 1 GB/s, so the two share a node in every sound mapping; with 9 MB (0.9 GB/s) they
+/// need not. The MPI ring of a two-instance module with the same 11 MB binds its instances.
+#[test]
+fn must_share_binds_the_ends_of_an_edge_no_network_carries() {
+    let cluster = parse::cluster_from_str(
+        &format!("{ETH}[[nodes]]\nnames = \"n0..n3\"\ncpus = 4\nprocessor = \"x\"\nnetworks = [\"eth\"]\n"),
+        "c.toml",
+    )
+    .unwrap();
+    let app_with = |mb: u32, mpi: &str| {
+        let text = format!(
+            "[[modules]]\nname = \"a\"\ntexec = \"10 ms\"\nload = 0.5\n[[modules]]\nname = \"b\"\ntexec = \"5 ms\"\nload = 0.5\n\
+             [[modules]]\nname = \"c\"\ninstances = 2\ntexec = \"10 ms\"\nload = 0.5\n{mpi}\n\
+             [[connections]]\nfrom = \"a\"\nto = \"b\"\nvolume = \"{mb} MB\"\n"
+        );
+        parse::application_from_str(&text, "a.toml", &[]).unwrap()
+    };
+    let names = |app: &Application, v: &[flowmap::model::ObjectId]| -> Vec<String> {
+        v.iter().map(|&o| app.object(o).name.clone()).collect()
+    };
+    let app = app_with(11, "mpi = { pattern = \"ring\", volume = \"11 MB\" }");
+    let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+    let share = an.must_share(&app, &cluster);
+    let by = |n: &str| app.graph.node_indices().find(|&o| app.object(o).name == n).unwrap();
+    assert_eq!(names(&app, &share[by("a").index()]), ["b"]);
+    assert_eq!(names(&app, &share[by("b").index()]), ["a"]);
+    assert_eq!(names(&app, &share[by("c[0]").index()]), ["c[1]"]);
+    let app = app_with(9, "mpi = { pattern = \"ring\", volume = \"9 MB\" }");
+    let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+    assert!(an.must_share(&app, &cluster).iter().all(|g| g.is_empty()));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(150), .. ProptestConfig::default() })]
 
@@ -568,6 +645,8 @@ proptest! {
                 prop_assert!(an.domain[i].contains(&NodeId(n)), "object {} lost node n{}\n{}\n{}", i, n, t.app, t.cluster);
             }
         }
+        let split = split_group(&app, &cluster, &want);
+        prop_assert!(split.is_none(), "{:?}\n{}\n{}", split, t.app, t.cluster);
         if let Some(min) = want.iter().map(|(nodes, _)| nodes.iter().collect::<BTreeSet<_>>().len() as i64).min() {
             let fixed = solve::nodes_lower_bound(&app, &cluster, &an, false);
             prop_assert!(fixed <= min, "static bound {} above the minimum {}", fixed, min);
