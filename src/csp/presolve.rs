@@ -441,10 +441,12 @@ pub fn describe(app: &Application, an: &Analysis, o: ObjectId, cause: &Cause) ->
     }
 }
 
-/// Objects that share a node in every sound mapping: the ends of an edge whose traffic at its
-/// lowest rate (`Analysis::rate_lo`) is more than any network's bandwidth (eq 9–10: no route
-/// carries it alone, so rule 4 leaves it only the local route), closed transitively. Per
-/// object, the other members of its group, ascending (empty for an object bound to none).
+/// Objects that share a node in every sound mapping, closed transitively: the ends of an edge
+/// whose traffic at its lowest rate (`Analysis::rate_lo`) is more than any network's bandwidth
+/// (eq 9–10: no route carries it alone, so rule 4 leaves it only the local route), and of an
+/// edge of a synchronous loop whose cheapest transfer would take the loop's period past a
+/// requirement's bound (rules 2–3 with eq 5). Per object, the other members of its group,
+/// ascending (empty for an object bound to none).
 pub(crate) fn must_share(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<Vec<ObjectId>> {
     use petgraph::unionfind::UnionFind;
     use petgraph::visit::EdgeRef;
@@ -455,6 +457,35 @@ pub(crate) fn must_share(app: &Application, cluster: &Cluster, an: &Analysis) ->
         let bw = e.weight().volume * an.rate_lo.get(e.id().index()).copied().unwrap_or(0.0);
         if e.source() != e.target() && bw > 0.0 && cluster.networks.iter().all(|k| over(bw, k.bandwidth)) {
             bound |= uf.union(e.source().index(), e.target().index());
+        }
+    }
+    // A synchronous loop a requirement bounds (rule 2): its period is at least its members'
+    // smallest T_exec plus each edge's transfer (eq 5), so an edge whose cheapest transfer
+    // (Vol / BW + L on any network) exceeds what the T_exec leave of the bound must be local.
+    let (limit, _) = requirement_bounds(app, cluster, an);
+    let sync = an.sync_lo.clone();
+    for mi in 0..an.modules.len() {
+        let (b, Some(c)) = (limit[mi], sync.cycle_of[mi]) else { continue };
+        if !b.is_finite() || sync.approximate.contains(&c) {
+            continue;
+        }
+        for cy in sync.elementary[c].iter().filter(|cy| cy.contains(&mi)) {
+            let own: f64 = cy.iter().map(|&j| an.texec_lo(app, cluster, j)).sum();
+            if !own.is_finite() || over(own, b) {
+                continue;
+            }
+            for (k, &m) in cy.iter().enumerate() {
+                let prev = cy[(k + cy.len() - 1) % cy.len()];
+                let edges = an.inputs[m].iter().filter(|x| x.source == prev).flat_map(|x| &x.paths).flatten();
+                for &e in edges {
+                    let v = app.graph[e].volume;
+                    let t = cluster.networks.iter().map(|k| v / k.bandwidth + k.latency).fold(f64::INFINITY, f64::min);
+                    if over(own + t, b) {
+                        let (x, y) = app.graph.edge_endpoints(e).expect("edge");
+                        bound |= uf.union(x.index(), y.index());
+                    }
+                }
+            }
         }
     }
     let mut out = vec![Vec::new(); n];

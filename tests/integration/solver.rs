@@ -519,6 +519,20 @@ fn tiny_with_requirement() -> impl Strategy<Value = Tiny> {
         })
 }
 
+/// Tiny instances with a synchronous loop m0 -> m1 -> m0 (FIFO both ways, 1–3 MB a message)
+/// and a `min_frequency` on m0 that may leave the loop no time for a transfer, with every node
+/// allowed: the loop rule of `Analysis::must_share` binds m0 and m1 in some, and some of those
+/// have sound mappings.
+fn tiny_loop() -> impl Strategy<Value = Tiny> {
+    (tiny(), prop::sample::select(vec![15u32, 20, 30, 45]), 1u32..4).prop_map(|(mut t, hz, mb)| {
+        for (a, b) in [("m0", "m1"), ("m1", "m0")] {
+            t.app += &format!("[[connections]]\nfrom = \"{a}\"\nto = \"{b}\"\nname = \"loop-{a}\"\npattern = \"all-to-all\"\nvolume = \"{mb} MB\"\n");
+        }
+        t.app += &format!("[[requirements]]\nmodule = \"m0\"\nmin_frequency = \"{hz} Hz\"\n");
+        t
+    })
+}
+
 /// `tiny_with_requirement()` must give the presolve's loop bound something to do: cases where
 /// the loop's transfers (eq 5) remove nodes a T_exec-only bound keeps, some of them refuted
 /// that way (the property test below checks each against brute force). Measured: 17 of these
@@ -562,29 +576,44 @@ fn split_group(app: &Application, cluster: &Cluster, want: &BTreeSet<(Vec<u32>, 
 }
 
 /// The tiny instances must give `Analysis::must_share` something to check: instances with an
-/// edge no network carries (6 MB at 100 Hz is 600 MB/s, the networks carry 50–200 MB/s), some
-/// of them feasible by brute force (the property tests check that their sound mappings keep
-/// each group on one node). Measured over 400 of each generator: 66 of `tiny` have a group (6
-/// with a sound mapping), 34 of `tiny_with_requirement` (2).
+/// edge no network carries (6 MB at 100 Hz is 600 MB/s, the networks carry 50–200 MB/s) or a
+/// loop its requirement binds (`tiny_loop`), some of them feasible by brute force (the property
+/// tests check that their sound mappings keep each group on one node). Measured over 400 of
+/// each generator: 146 have a group, 35 of them with a sound mapping; of `tiny_loop`'s, 14
+/// without and 21 with one (with the bandwidth rule switched off, 4 and 21: the loop rule
+/// alone binds every feasible one).
 #[test]
 fn tiny_instances_exercise_must_share() {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::TestRunner;
     let mut runner = TestRunner::deterministic();
     let (mut grouped, mut feasible) = (0, 0);
-    for i in 0..800 {
-        let t = if i % 2 == 0 { tiny().boxed() } else { tiny_with_requirement().boxed() }.new_tree(&mut runner).unwrap().current();
+    let mut looped = [0usize; 2];
+    for i in 0..1200 {
+        let t = match i % 3 {
+            0 => tiny().boxed(),
+            1 => tiny_with_requirement().boxed(),
+            _ => tiny_loop().boxed(),
+        }
+        .new_tree(&mut runner)
+        .unwrap()
+        .current();
         let Ok(app) = parse::application_from_str(&t.app, "app.toml", &[]) else { continue };
         let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
         let an = flowmap::csp::Analysis::new(&app, &cluster, None);
         if an.must_share(&app, &cluster).iter().any(|g| !g.is_empty()) {
             grouped += 1;
-            if an.problems.is_empty() && !brute_force(&app, &cluster).is_empty() {
-                feasible += 1;
+            let sound = an.problems.is_empty() && !brute_force(&app, &cluster).is_empty();
+            feasible += usize::from(sound);
+            if i % 3 == 2 {
+                looped[usize::from(sound)] += 1;
             }
         }
     }
-    assert!(grouped >= 20 && feasible >= 5, "grouped {grouped} feasible {feasible}");
+    assert!(
+        grouped >= 20 && feasible >= 5 && looped[1] >= 5,
+        "grouped {grouped} feasible {feasible} looped {looped:?}"
+    );
 }
 
 /// `Analysis::must_share`, by hand: a self-paced module (T_exec 10 ms, so 100 messages a
@@ -619,6 +648,51 @@ fn must_share_binds_the_ends_of_an_edge_no_network_carries() {
     let app = app_with(9, "mpi = { pattern = \"ring\", volume = \"9 MB\" }");
     let an = flowmap::csp::Analysis::new(&app, &cluster, None);
     assert!(an.must_share(&app, &cluster).iter().all(|g| g.is_empty()));
+}
+
+/// `Analysis::must_share` on a synchronous loop a requirement bounds, by hand: a -> b -> a
+/// (FIFO both ways, T_exec 10 ms each, 1 MB a message on a 200 MB/s network with no latency,
+/// so a transfer takes 5 ms, eq 5). At 45 Hz the period may be 22.2 ms: the T_exec take 20 ms,
+/// a transfer does not fit in the 2.2 ms left, so a and b share a node. At 30 Hz (33.3 ms)
+/// 13.3 ms are left: they need not. (Traffic alone binds nothing: at most 50 MB/s.)
+#[test]
+fn must_share_binds_a_loop_whose_requirement_leaves_no_time_for_a_transfer() {
+    let cluster = parse::cluster_from_str(
+        "[[networks]]\nname = \"eth\"\nbandwidth = \"200 MB/s\"\nlatency = \"0 ms\"\n\
+         [[nodes]]\nnames = \"n0..n2\"\ncpus = 2\nprocessor = \"x\"\nnetworks = [\"eth\"]\n",
+        "c.toml",
+    )
+    .unwrap();
+    let groups = |hz: u32| {
+        let text = format!(
+            "[[modules]]\nname = \"a\"\ntexec = \"10 ms\"\nload = 0.5\n[[modules]]\nname = \"b\"\ntexec = \"10 ms\"\nload = 0.5\n\
+             [[connections]]\nfrom = \"a\"\nto = \"b\"\nvolume = \"1 MB\"\n[[connections]]\nfrom = \"b\"\nto = \"a\"\nvolume = \"1 MB\"\n\
+             [[requirements]]\nmodule = \"a\"\nmin_frequency = \"{hz} Hz\"\n"
+        );
+        let app = parse::application_from_str(&text, "a.toml", &[]).unwrap();
+        let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+        assert!(an.problems.is_empty(), "{hz} Hz: {:?}", an.problems);
+        an.must_share(&app, &cluster).iter().filter(|g| !g.is_empty()).count()
+    };
+    assert_eq!(groups(45), 2);
+    assert_eq!(groups(30), 0);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(150), .. ProptestConfig::default() })]
+
+    /// Objects `Analysis::must_share` binds stay together in every brute-force sound mapping of
+    /// instances with a requirement-bounded loop (`tiny_loop`).
+    #[test]
+    fn must_share_keeps_every_sound_mapping_of_loops(t in tiny_loop()) {
+        let app = parse::application_from_str(&t.app, "app.toml", &[]);
+        prop_assume!(app.is_ok());
+        let app = app.unwrap();
+        let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
+        let want = brute_force(&app, &cluster);
+        let split = split_group(&app, &cluster, &want);
+        prop_assert!(split.is_none(), "{:?}\n{}\n{}", split, t.app, t.cluster);
+    }
 }
 
 proptest! {
