@@ -685,12 +685,11 @@ proptest! {
     /// instances with a requirement-bounded loop (`tiny_loop`).
     #[test]
     fn must_share_keeps_every_sound_mapping_of_loops(t in tiny_loop()) {
-        let app = parse::application_from_str(&t.app, "app.toml", &[]);
-        prop_assume!(app.is_ok());
-        let app = app.unwrap();
-        let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
-        let want = brute_force(&app, &cluster);
-        let split = split_group(&app, &cluster, &want);
+        // (A loop through a 2:1 gather does not parse: such cases are skipped.)
+        let parsed = parse::application_from_str(&t.app, "app.toml", &[]).ok();
+        prop_assume!(parsed.is_some());
+        let (app, cluster) = (parsed.unwrap(), parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap());
+        let split = split_group(&app, &cluster, &brute_force(&app, &cluster));
         prop_assert!(split.is_none(), "{:?}\n{}\n{}", split, t.app, t.cluster);
     }
 }
