@@ -464,8 +464,8 @@ pub(crate) fn must_share(app: &Application, cluster: &Cluster, an: &Analysis) ->
     // (Vol / BW + L on any network) exceeds what the T_exec leave of the bound must be local.
     let (limit, _) = requirement_bounds(app, cluster, an);
     let sync = an.sync_lo.clone();
-    for mi in 0..an.modules.len() {
-        let (b, Some(c)) = (limit[mi], sync.cycle_of[mi]) else { continue };
+    for (mi, &b) in limit.iter().enumerate() {
+        let Some(c) = sync.cycle_of[mi] else { continue };
         if !b.is_finite() || sync.approximate.contains(&c) {
             continue;
         }
