@@ -672,6 +672,44 @@ fn realistic_50x16_s1_minimum_is_proven() {
     assert!(best < flowmap::solve::nodes_used(i.mapping.as_ref().expect("planted")));
 }
 
+/// A forced construction whose deadline has passed still places every object on a node of
+/// its domain (its cheap finish, `place_late`), with a route for every edge between two nodes
+/// (a shared network, or `Unreachable` where there is none), and it gives the same mapping as
+/// without a deadline when the deadline is far (realistic 300/64 s1: 300 modules, so the
+/// deadline is polled several times).
+#[test]
+fn forced_construction_past_its_deadline_places_everything() {
+    use flowmap::model::Route;
+    use flowmap::solve::greedy;
+    let popts = Options::default();
+    let i = build(300, 64, 1, RealisticKind::Feasible);
+    let an = flowmap::csp::Analysis::new(&i.app, &i.cluster, None);
+    let free = greedy::construct_forced(ctx(&i, &an, &popts), greedy::STRATEGIES[0]);
+    let far = greedy::Ctx {
+        deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(3600)),
+        ..ctx(&i, &an, &popts)
+    };
+    assert_eq!(greedy::construct_forced(far, greedy::STRATEGIES[0]), free);
+    let past = greedy::Ctx { deadline: Some(std::time::Instant::now()), ..ctx(&i, &an, &popts) };
+    let m = greedy::construct_forced(past, greedy::STRATEGIES[0]);
+    assert_ne!(m, free, "the late finish differs from the weighed construction");
+    for o in i.app.graph.node_indices() {
+        assert!(an.domain[o.index()].contains(&m.node_of(o)), "{}", i.app.object(o).name);
+    }
+    for e in i.app.graph.edge_indices() {
+        let (a, b) = i.app.graph.edge_endpoints(e).unwrap();
+        match m.routes[e.index()] {
+            Route::Local => assert_eq!(m.node_of(a), m.node_of(b)),
+            Route::Net(k) => {
+                assert!(i.cluster.on_network(m.node_of(a), k) && i.cluster.on_network(m.node_of(b), k))
+            }
+            Route::Unreachable => assert!(i.cluster.shared_networks(m.node_of(a), m.node_of(b)).is_empty()),
+        }
+    }
+    // The verifier reads it like any other mapping.
+    let _ = verify::check(&i.app, &i.cluster, &m, &popts);
+}
+
 /// The greedy mapper's context for an instance, with filter locality and no deadline.
 fn ctx<'a>(i: &'a Instance, an: &'a flowmap::csp::Analysis, popts: &'a Options) -> flowmap::solve::greedy::Ctx<'a> {
     flowmap::solve::greedy::Ctx {
