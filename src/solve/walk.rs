@@ -416,15 +416,17 @@ fn named(
 }
 
 /// Walks from `start` until a mapping `check` calls sound, `stop()` says so, or `max_steps`
-/// steps; the sound mapping and its report.
+/// steps; the sound mapping and its report. With `stacking`, targets are ranked as in the
+/// squeeze (see `walk`): callers alternate the two rankings.
 pub fn repair(
     cx: Ctx,
     start: Mapping,
     seed: u64,
     max_steps: usize,
+    stacking: bool,
     stop: &mut dyn FnMut() -> bool,
 ) -> Option<(Mapping, Report)> {
-    walk(cx, start, seed, max_steps, None, MAX_KICKS, false, stop)
+    walk(cx, start, seed, max_steps, None, MAX_KICKS, stacking, stop)
 }
 
 /// The walk of `repair`, on the nodes `allowed` only (all if None), giving up after
@@ -432,8 +434,9 @@ pub fn repair(
 /// nodes), a module stacked on a full node costs nothing for its CPUs where the allocation
 /// estimate says every module there keeps its pace (`Tables::stacks`). Measured (60 s):
 /// minimising, realistic 100/32 s4 16 -> 14 nodes (15 without it), 300/64 s2 24 -> 23; in
-/// repair walks it misleads (hard 300/64 tight s2 found in 4.1 s instead of 0.6 s), so
-/// repairs rank without it.
+/// repair walks alone it misleads (hard 300/64 tight s2 found in 4.1 s instead of 0.6 s), and
+/// without it repairs stall where modules must share CPUs (unseen hard 100/32 tight s29:
+/// 100 modules on 84 CPUs), so repairs alternate.
 #[allow(clippy::too_many_arguments)]
 fn walk(
     cx: Ctx,
@@ -481,241 +484,252 @@ fn walk(
     let movable = |o: ObjectId| !fixed(o) && dom[o.index()].len() > 1 && share[o.index()].iter().all(|&x| !fixed(x));
     // Moves per batch (see below), and steps since the batch shrank to one.
     let (mut batch, mut since_batch) = (4usize, 0usize);
-    for _ in 0..max_steps {
-        // Stuck on a plateau: kick a few movable objects to random nodes of their domains.
-        since_low += 1;
-        if since_low > KICK_AFTER {
-            kicks += 1;
-            if kicks > max_kicks {
-                return None;
+    let found = 'search: {
+        for _ in 0..max_steps {
+            // Stuck on a plateau: kick a few movable objects to random nodes of their domains.
+            since_low += 1;
+            if since_low > KICK_AFTER {
+                kicks += 1;
+                if kicks > max_kicks {
+                    break 'search None;
+                }
+                // From the mapping with the fewest errors so far, kick objects the errors name (a
+                // kick anywhere in a large instance mostly adds errors far from the ones left).
+                if elite.2 < score {
+                    (cur, rep, _) = elite.clone();
+                }
+                let all: Vec<ObjectId> = app.graph.node_indices().filter(|&o| movable(o)).collect();
+                let errs: Vec<&verify::Diagnostic> = rep.diagnostics.iter().filter(|d| d.kind.is_error()).collect();
+                for _ in 0..KICK.min(all.len()) {
+                    let mut near = Vec::new();
+                    if !errs.is_empty() {
+                        named(
+                            cx,
+                            &cur,
+                            &rep,
+                            errs[rng.random_range(0..errs.len())],
+                            &by_name,
+                            &node_by_name,
+                            &mut near,
+                        );
+                        near.retain(|&o| movable(o));
+                    }
+                    let o = if near.is_empty() {
+                        all[rng.random_range(0..all.len())]
+                    } else {
+                        near[rng.random_range(0..near.len())]
+                    };
+                    let d = &dom[o.index()];
+                    put(cx, &mut cur, &share, o, d[rng.random_range(0..d.len())], Some(&edge_bytes(cx, Some(&rep))));
+                }
+                rep = checker.terse(&cur);
+                score = errors(cx, &cur, &rep);
+                since_low = 0;
+                low = low.max(score);
             }
-            // From the mapping with the fewest errors so far, kick objects the errors name (a
-            // kick anywhere in a large instance mostly adds errors far from the ones left).
-            if elite.2 < score {
-                (cur, rep, _) = elite.clone();
+            if score == 0 {
+                let rep = checker.full(&cur);
+                break 'search Some((cur, rep));
             }
-            let all: Vec<ObjectId> = app.graph.node_indices().filter(|&o| movable(o)).collect();
+            if stop() {
+                break 'search None;
+            }
+            // Candidates: the objects an error names, or those on a node it names.
             let errs: Vec<&verify::Diagnostic> = rep.diagnostics.iter().filter(|d| d.kind.is_error()).collect();
-            for _ in 0..KICK.min(all.len()) {
-                let mut near = Vec::new();
-                if !errs.is_empty() {
-                    named(cx, &cur, &rep, errs[rng.random_range(0..errs.len())], &by_name, &node_by_name, &mut near);
-                    near.retain(|&o| movable(o));
+            // Many errors: first a batch of moves, one per randomly chosen error, each to its best
+            // target by `Tables::cost`, judged by one `check` together (errors of separate
+            // pipelines are mostly independent). Kept when it lowers the error count; the batch
+            // doubles after a success and halves after a failure.
+            if batch > 1 && errs.len() > BATCH_MIN {
+                let bytes = edge_bytes(cx, Some(&rep));
+                let mut m = cur.clone();
+                let mut moved: Vec<ObjectId> = Vec::new();
+                for _ in 0..batch {
+                    // Each move ranks its targets (milliseconds at 3,000 modules): a batch of 64
+                    // overran `--time-limit 1` by a second.
+                    if stop() {
+                        break 'search None;
+                    }
+                    let d = errs[rng.random_range(0..errs.len())];
+                    let mut cands = Vec::new();
+                    named(cx, &cur, &rep, d, &by_name, &node_by_name, &mut cands);
+                    cands.retain(|&o| movable(o) && !tabu.contains(&o) && !moved.contains(&o));
+                    if cands.is_empty() {
+                        continue;
+                    }
+                    let o = cands[rng.random_range(0..cands.len())];
+                    let here = m.node_of(o);
+                    let unit = unit_of(&share, o);
+                    let tables = Tables::new(cx, &m, &bytes, &unit).paced(stacking, &rep);
+                    let best = targets(cx, &dom, &m, o, &mut rng)
+                        .into_iter()
+                        .filter(|&n| n != here)
+                        .map(|n| (tables.cost(cx, &m, &bytes, &unit, n), n))
+                        .min_by(|a, b| a.0.total_cmp(&b.0));
+                    if let Some((_, n)) = best {
+                        put(cx, &mut m, &share, o, n, Some(&bytes));
+                        moved.extend(unit);
+                    }
                 }
-                let o = if near.is_empty() {
-                    all[rng.random_range(0..all.len())]
-                } else {
-                    near[rng.random_range(0..near.len())]
-                };
-                let d = &dom[o.index()];
-                put(cx, &mut cur, &share, o, d[rng.random_range(0..d.len())], Some(&edge_bytes(cx, Some(&rep))));
-            }
-            rep = checker.terse(&cur);
-            score = errors(cx, &cur, &rep);
-            since_low = 0;
-            low = low.max(score);
-        }
-        if score == 0 {
-            let rep = checker.full(&cur);
-            return Some((cur, rep));
-        }
-        if stop() {
-            return None;
-        }
-        // Candidates: the objects an error names, or those on a node it names.
-        let errs: Vec<&verify::Diagnostic> = rep.diagnostics.iter().filter(|d| d.kind.is_error()).collect();
-        // Many errors: first a batch of moves, one per randomly chosen error, each to its best
-        // target by `Tables::cost`, judged by one `check` together (errors of separate
-        // pipelines are mostly independent). Kept when it lowers the error count; the batch
-        // doubles after a success and halves after a failure.
-        if batch > 1 && errs.len() > BATCH_MIN {
-            let bytes = edge_bytes(cx, Some(&rep));
-            let mut m = cur.clone();
-            let mut moved: Vec<ObjectId> = Vec::new();
-            for _ in 0..batch {
-                // Each move ranks its targets (milliseconds at 3,000 modules): a batch of 64
-                // overran `--time-limit 1` by a second.
                 if stop() {
-                    return None;
+                    break 'search None;
                 }
-                let d = errs[rng.random_range(0..errs.len())];
-                let mut cands = Vec::new();
-                named(cx, &cur, &rep, d, &by_name, &node_by_name, &mut cands);
-                cands.retain(|&o| movable(o) && !tabu.contains(&o) && !moved.contains(&o));
-                if cands.is_empty() {
+                let r = checker.terse(&m);
+                let s = errors(cx, &m, &r);
+                if s < score {
+                    cur = m;
+                    rep = r;
+                    score = s;
+                    batch = (batch * 2).min(MAX_BATCH);
+                    fewest = fewest.min(score);
+                    if score < elite.2 {
+                        elite = (cur.clone(), rep.clone(), score);
+                    }
+                    if score < low {
+                        low = score;
+                        since_low = 0;
+                    }
                     continue;
                 }
-                let o = cands[rng.random_range(0..cands.len())];
-                let here = m.node_of(o);
-                let unit = unit_of(&share, o);
-                let tables = Tables::new(cx, &m, &bytes, &unit).paced(stacking, &rep);
-                let best = targets(cx, &dom, &m, o, &mut rng)
-                    .into_iter()
-                    .filter(|&n| n != here)
-                    .map(|n| (tables.cost(cx, &m, &bytes, &unit, n), n))
-                    .min_by(|a, b| a.0.total_cmp(&b.0));
-                if let Some((_, n)) = best {
-                    put(cx, &mut m, &share, o, n, Some(&bytes));
-                    moved.extend(unit);
+                batch /= 2;
+            } else if batch <= 1 {
+                since_batch += 1;
+                if since_batch > BATCH_AGAIN {
+                    batch = 4;
+                    since_batch = 0;
                 }
             }
-            if stop() {
-                return None;
+            // An error of the verifier or a filter off its neighbours' nodes, each as likely (a
+            // walk that saw only the verifier's errors left misplaced filters for last, and could
+            // stall on a few errors whose moves misplace filters).
+            let mut cands: Vec<ObjectId> = Vec::new();
+            let misplaced = misplaced_filters(cx, &cur);
+            let pick = rng.random_range(0..errs.len() + misplaced.len());
+            if pick >= errs.len() {
+                cands.push(misplaced[pick - errs.len()]);
+            } else {
+                named(cx, &cur, &rep, errs[pick], &by_name, &node_by_name, &mut cands);
             }
-            let r = checker.terse(&m);
-            let s = errors(cx, &m, &r);
-            if s < score {
-                cur = m;
-                rep = r;
-                score = s;
-                batch = (batch * 2).min(MAX_BATCH);
-                fewest = fewest.min(score);
-                if score < elite.2 {
-                    elite = (cur.clone(), rep.clone(), score);
+            cands.retain(|&o| movable(o) && !tabu.contains(&o));
+            if cands.is_empty() {
+                // Nothing movable named: a random movable object.
+                let all: Vec<ObjectId> = app.graph.node_indices().filter(|&o| movable(o)).collect();
+                if all.is_empty() {
+                    break 'search None;
                 }
-                if score < low {
-                    low = score;
-                    since_low = 0;
-                }
-                continue;
+                cands.push(all[rng.random_range(0..all.len())]);
             }
-            batch /= 2;
-        } else if batch <= 1 {
-            since_batch += 1;
-            if since_batch > BATCH_AGAIN {
-                batch = 4;
-                since_batch = 0;
-            }
-        }
-        // An error of the verifier or a filter off its neighbours' nodes, each as likely (a
-        // walk that saw only the verifier's errors left misplaced filters for last, and could
-        // stall on a few errors whose moves misplace filters).
-        let mut cands: Vec<ObjectId> = Vec::new();
-        let misplaced = misplaced_filters(cx, &cur);
-        let pick = rng.random_range(0..errs.len() + misplaced.len());
-        if pick >= errs.len() {
-            cands.push(misplaced[pick - errs.len()]);
-        } else {
-            named(cx, &cur, &rep, errs[pick], &by_name, &node_by_name, &mut cands);
-        }
-        cands.retain(|&o| movable(o) && !tabu.contains(&o));
-        if cands.is_empty() {
-            // Nothing movable named: a random movable object.
-            let all: Vec<ObjectId> = app.graph.node_indices().filter(|&o| movable(o)).collect();
-            if all.is_empty() {
-                return None;
-            }
-            cands.push(all[rng.random_range(0..all.len())]);
-        }
-        let o = cands[rng.random_range(0..cands.len())];
-        let here = cur.node_of(o);
-        let mut best: Vec<(Mapping, Report)> = Vec::new();
-        let mut best_score = usize::MAX;
-        let targets = targets(cx, &dom, &cur, o, &mut rng);
-        // Rank the targets cheaply; only the best CHECKED get a full `check`.
-        let bytes = edge_bytes(cx, Some(&rep));
-        let unit = unit_of(&share, o);
-        let tables = Tables::new(cx, &cur, &bytes, &unit).paced(stacking, &rep);
-        let mut ranked: Vec<(f64, u32, NodeId)> = targets
-            .into_iter()
-            .filter(|&n| n != here)
-            .map(|n| (tables.cost(cx, &cur, &bytes, &unit, n), rng.random::<u32>(), n))
-            .collect();
-        ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut tries: Vec<(NodeId, bool)> = ranked.iter().take(CHECKED).map(|x| (x.2, false)).collect();
-        // A group bound to share a node also tries the node best for it once the single
-        // movable modules there leave (`eject`): a full node rarely ranks first, and one swap
-        // does not free CPUs for two.
-        if unit.len() > 1 {
-            let loose: Vec<ObjectId> = app
-                .graph
-                .node_indices()
-                .filter(|&p| an.module_of[p.index()].is_some() && share[p.index()].is_empty() && movable(p))
-                .chain(unit.iter().copied())
+            let o = cands[rng.random_range(0..cands.len())];
+            let here = cur.node_of(o);
+            let mut best: Vec<(Mapping, Report)> = Vec::new();
+            let mut best_score = usize::MAX;
+            let targets = targets(cx, &dom, &cur, o, &mut rng);
+            // Rank the targets cheaply; only the best CHECKED get a full `check`.
+            let bytes = edge_bytes(cx, Some(&rep));
+            let unit = unit_of(&share, o);
+            let tables = Tables::new(cx, &cur, &bytes, &unit).paced(stacking, &rep);
+            let mut ranked: Vec<(f64, u32, NodeId)> = targets
+                .into_iter()
+                .filter(|&n| n != here)
+                .map(|n| (tables.cost(cx, &cur, &bytes, &unit, n), rng.random::<u32>(), n))
                 .collect();
-            let firm = Tables::new(cx, &cur, &bytes, &loose);
-            let pick = ranked
-                .iter()
-                .map(|x| (firm.cost(cx, &cur, &bytes, &unit, x.2), x.1, x.2))
-                .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            if let Some((_, _, n)) = pick {
-                tries.push((n, true));
-            }
-        }
-        for (n, ejecting) in tries {
-            if n == here {
-                continue;
-            }
-            // Each target costs a whole `check` (milliseconds at 3,000 modules).
-            if stop() {
-                return None;
-            }
-            let mut m = cur.clone();
-            put(cx, &mut m, &share, o, n, None);
-            if ejecting {
-                eject(cx, &mut m, &share, &dom, n, &unit, &bytes, &movable, &mut rng);
-            } else if rng.random_bool(0.5) {
-                // Half the time a swap: an object of node n that may go where o was comes back
-                // (dense nodes take nothing more, but may trade), with the objects that must
-                // share its node when they are all on n.
-                let back: Vec<ObjectId> = app
+            ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let mut tries: Vec<(NodeId, bool)> = ranked.iter().take(CHECKED).map(|x| (x.2, false)).collect();
+            // A group bound to share a node also tries the node best for it once the single
+            // movable modules there leave (`eject`): a full node rarely ranks first, and one swap
+            // does not free CPUs for two.
+            if unit.len() > 1 {
+                let loose: Vec<ObjectId> = app
                     .graph
                     .node_indices()
-                    .filter(|&p| {
-                        !unit.contains(&p)
-                            && cur.node_of(p) == n
-                            && movable(p)
-                            && dom[p.index()].binary_search(&here).is_ok()
-                            && share[p.index()].iter().all(|&x| cur.node_of(x) == n)
-                    })
+                    .filter(|&p| an.module_of[p.index()].is_some() && share[p.index()].is_empty() && movable(p))
+                    .chain(unit.iter().copied())
                     .collect();
-                if !back.is_empty() {
-                    let p = back[rng.random_range(0..back.len())];
-                    put(cx, &mut m, &share, p, here, Some(&bytes));
+                let firm = Tables::new(cx, &cur, &bytes, &loose);
+                let pick = ranked
+                    .iter()
+                    .map(|x| (firm.cost(cx, &cur, &bytes, &unit, x.2), x.1, x.2))
+                    .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                if let Some((_, _, n)) = pick {
+                    tries.push((n, true));
                 }
             }
-            for &x in &unit {
-                reroute(cx, &mut m, x, &bytes);
+            for (n, ejecting) in tries {
+                if n == here {
+                    continue;
+                }
+                // Each target costs a whole `check` (milliseconds at 3,000 modules).
+                if stop() {
+                    break 'search None;
+                }
+                let mut m = cur.clone();
+                put(cx, &mut m, &share, o, n, None);
+                if ejecting {
+                    eject(cx, &mut m, &share, &dom, n, &unit, &bytes, &movable, &mut rng);
+                } else if rng.random_bool(0.5) {
+                    // Half the time a swap: an object of node n that may go where o was comes back
+                    // (dense nodes take nothing more, but may trade), with the objects that must
+                    // share its node when they are all on n.
+                    let back: Vec<ObjectId> = app
+                        .graph
+                        .node_indices()
+                        .filter(|&p| {
+                            !unit.contains(&p)
+                                && cur.node_of(p) == n
+                                && movable(p)
+                                && dom[p.index()].binary_search(&here).is_ok()
+                                && share[p.index()].iter().all(|&x| cur.node_of(x) == n)
+                        })
+                        .collect();
+                    if !back.is_empty() {
+                        let p = back[rng.random_range(0..back.len())];
+                        put(cx, &mut m, &share, p, here, Some(&bytes));
+                    }
+                }
+                for &x in &unit {
+                    reroute(cx, &mut m, x, &bytes);
+                }
+                let r = checker.terse(&m);
+                let s = errors(cx, &m, &r);
+                if s < best_score {
+                    best_score = s;
+                    best.clear();
+                }
+                if s == best_score {
+                    best.push((m, r));
+                }
             }
-            let r = checker.terse(&m);
-            let s = errors(cx, &m, &r);
-            if s < best_score {
-                best_score = s;
-                best.clear();
+            // Accept an improving or sideways move; a worse one now and then (random walk).
+            if best.is_empty() || (best_score > score && rng.random_range(0..10) != 0) {
+                continue;
             }
-            if s == best_score {
-                best.push((m, r));
+            let pick = rng.random_range(0..best.len());
+            let (m, r) = best.swap_remove(pick);
+            cur = m;
+            rep = r;
+            score = best_score;
+            if score < fewest {
+                fewest = score;
+                kicks = 0;
+            }
+            if score < elite.2 {
+                elite = (cur.clone(), rep.clone(), score);
+            }
+            if score < low {
+                low = score;
+                since_low = 0;
+            }
+            tabu.push_back(o);
+            if tabu.len() > 5 {
+                tabu.pop_front();
             }
         }
-        // Accept an improving or sideways move; a worse one now and then (random walk).
-        if best.is_empty() || (best_score > score && rng.random_range(0..10) != 0) {
-            continue;
-        }
-        let pick = rng.random_range(0..best.len());
-        let (m, r) = best.swap_remove(pick);
-        cur = m;
-        rep = r;
-        score = best_score;
-        if score < fewest {
-            fewest = score;
-            kicks = 0;
-        }
-        if score < elite.2 {
-            elite = (cur.clone(), rep.clone(), score);
-        }
-        if score < low {
-            low = score;
-            since_low = 0;
-        }
-        tabu.push_back(o);
-        if tabu.len() > 5 {
-            tabu.pop_front();
-        }
-    }
-    (score == 0).then(|| {
-        let rep = checker.full(&cur);
-        (cur, rep)
-    })
+        (score == 0).then(|| {
+            let rep = checker.full(&cur);
+            (cur, rep)
+        })
+    };
+    found
 }
 
 /// Moves single modules (none of `unit`, each `movable` and bound to no other) off node `n`
@@ -761,6 +775,8 @@ const PAIRS_FROM: usize = 5;
 
 /// Kicks a squeeze attempt's walk may take without a new fewest error count.
 const SQUEEZE_KICKS: usize = 2;
+/// Victims the squeeze places and judges before it walks from the one with the fewest errors.
+const LOOKAHEAD: usize = 8;
 
 /// A sound mapping on the nodes `allowed` only, from `cur`: the objects elsewhere move each to
 /// its cheapest allowed node (`Tables::cost`), then the walk repairs on the allowed nodes until
@@ -773,6 +789,16 @@ pub fn onto(
     seed: u64,
     stop: &mut dyn FnMut() -> bool,
 ) -> Option<(Mapping, Report)> {
+    let m = onto_start(cx, cur, rep, allowed)?;
+    walk(cx, m, seed, usize::MAX, Some(allowed), SQUEEZE_KICKS, true, stop)
+}
+
+/// The start of `onto`: the objects off the `allowed` nodes moved, one at a time (a group
+/// with its members), to their cheapest allowed node by `Tables::cost` with the paces of
+/// `rep` (a module stacked on a full node is free where the allocation estimate says every
+/// module there keeps its pace, as in the walk that follows), then rerouted. None when an
+/// object has no allowed node.
+fn onto_start(cx: Ctx, cur: &Mapping, rep: &Report, allowed: &[bool]) -> Option<Mapping> {
     let Ctx { app, cluster, an, .. } = cx;
     let bytes = edge_bytes(cx, Some(rep));
     let share = an.must_share(app, cluster);
@@ -784,7 +810,7 @@ pub fn onto(
             continue;
         }
         let unit = unit_of(&share, o);
-        let t = Tables::new(cx, &m, &bytes, &unit);
+        let t = Tables::new(cx, &m, &bytes, &unit).paced(true, rep);
         let (_, n) = an.domain[o.index()]
             .iter()
             .copied()
@@ -796,7 +822,7 @@ pub fn onto(
     for &o in &movers {
         reroute(cx, &mut m, o, &bytes);
     }
-    walk(cx, m, seed, usize::MAX, Some(allowed), SQUEEZE_KICKS, true, stop)
+    Some(m)
 }
 
 /// Fewer nodes by walking: repeatedly takes the used node with the fewest modules (then
@@ -820,6 +846,7 @@ pub fn squeeze(
     let mut failed_pairs: Vec<(usize, usize)> = Vec::new();
     let mut failed_up = vec![false; cluster.nodes.len()];
     let fixed = |o: ObjectId| fix.is_some_and(|f| f.placement[o.index()].is_some());
+    let checker = verify::Checker::new(app, cluster, cx.popts);
     for attempt in 0.. {
         if super::nodes_used(&cur) <= floor || stop() {
             break;
@@ -852,8 +879,43 @@ pub fn squeeze(
                 .filter(|&v| !failed_up[v] && cluster.nodes[v].cpus < cluster.nodes[u].cpus)
                 .min_by_key(|&v| (cluster.nodes[v].cpus, modules[v], v))
         });
-        let out: Vec<usize> = if let Some(&v) = victims.iter().find(|&&v| !failed[v]) {
-            vec![v]
+        // A single node out: of the first LOOKAHEAD victims not failed, the one whose objects
+        // placed by `onto_start` leave the fewest errors (one check each), the first with none.
+        let mut ahead: Option<(usize, usize, Mapping)> = None;
+        let look: Vec<usize> = victims.iter().copied().filter(|&v| !failed[v]).take(LOOKAHEAD).collect();
+        for v in look {
+            if stop() {
+                break;
+            }
+            let mut allowed = used.clone();
+            allowed[v] = false;
+            let Some(m) = onto_start(cx, &cur, &rep, &allowed) else {
+                failed[v] = true;
+                continue;
+            };
+            let e = errors(cx, &m, &checker.terse(&m));
+            if ahead.as_ref().is_none_or(|a| e < a.0) {
+                ahead = Some((e, v, m));
+            }
+            if e == 0 {
+                break;
+            }
+        }
+        let out: Vec<usize> = if let Some((_, v, m)) = ahead {
+            let mut allowed = used.clone();
+            allowed[v] = false;
+            let s = seed.wrapping_add(attempt as u64).wrapping_add(rng.random::<u32>() as u64);
+            if let Some((m, r)) = walk(cx, m, s, usize::MAX, Some(&allowed), SQUEEZE_KICKS, true, stop) {
+                cur = m;
+                rep = r;
+                failed.iter_mut().for_each(|f| *f = false);
+                failed_pairs.clear();
+            } else {
+                failed[v] = true;
+            }
+            continue;
+        } else if stop() {
+            break;
         } else if let (Some(v), Some(u)) = (small, big) {
             failed_up[v] = true;
             allowed[u] = true;
@@ -896,75 +958,62 @@ pub fn squeeze(
 /// Modules tried per node by `stack` (each from another node).
 const STACK_TRIES: usize = 3;
 
-/// Frees CPUs by stacking. On a node whose CPUs each hold one module, one module more makes
-/// the last in the node's order (decreasing T_I/O) share the CPU of the lightest of the others
-/// (the allocation gives it the least-loaded CPU): it keeps its pace if it is paced by an input
-/// and T_exec / (1 − LD of that CPU) stays within its T_it. For each such node (in node order),
-/// the modules from elsewhere that would keep that true by this estimate (those on nodes with
-/// the fewest modules first, so that the squeeze can empty those; at most one per node) are
-/// moved there one at a time, up to `STACK_TRIES`, and judged by the verifier; a sound result
-/// is kept. The squeeze then moves whole nodes onto the CPUs freed. Ends when every node was
-/// tried or `stop()` says so.
+/// Frees CPUs by stacking. On a node whose CPUs all hold a module, one module more shares a
+/// CPU: by the published allocation (decreasing T_I/O, least-loaded CPU) the last in order
+/// shares the least-loaded one, and where it is paced by an input it may keep up. For each
+/// such node (in node order), the modules from elsewhere that would leave every module there
+/// at its pace by `Tables::stacks` (the allocation simulated with the prediction's T_it; those
+/// on nodes with the fewest modules first, so that the squeeze can empty those, and at most
+/// one per node) are moved there one at a time, up to `STACK_TRIES`, and judged by the
+/// verifier; a sound result is kept and the same node is tried again (its next lightest CPU
+/// may host another). A module moves at most once. The squeeze then moves whole nodes onto
+/// the CPUs freed. Ends when every node was tried or `stop()` says so.
 pub fn stack(cx: Ctx, start: (Mapping, Report), stop: &mut dyn FnMut() -> bool) -> (Mapping, Report) {
     let Ctx { app, cluster, an, popts, fix, .. } = cx;
     let checker = verify::Checker::new(app, cluster, popts);
     let (mut cur, mut rep) = start;
     let mut changed = false;
     let fixed = |o: ObjectId| fix.is_some_and(|f| f.placement[o.index()].is_some());
-    let paced_by_input = |mi: usize| !an.inputs[mi].is_empty() && an.cycle_of[mi].is_none();
     // One module moves at a time: none bound to share a node with another.
     let share = an.must_share(app, cluster);
+    let nn = cluster.nodes.len();
+    let mut moved = vec![false; app.graph.node_count()];
     let mut next = 0usize;
-    'nodes: while next < cluster.nodes.len() {
+    'nodes: while next < nn {
         let Some(p) = rep.prediction.as_ref() else { break };
-        let nn = cluster.nodes.len();
-        let mut on: Vec<Vec<usize>> = vec![Vec::new(); nn];
-        for (i, mp) in p.modules.iter().enumerate() {
-            on[mp.node.ix()].push(i);
-        }
-        let mut cpus_used: HashMap<(NodeId, u32), usize> = HashMap::new();
-        for mp in &p.modules {
-            *cpus_used.entry((mp.node, mp.cpu)).or_default() += 1;
-        }
         let n = NodeId(next as u32);
-        next += 1;
-        let here = &on[n.ix()];
-        if here.len() != cluster.node(n).cpus as usize || here.iter().any(|&i| cpus_used[&(n, p.modules[i].cpu)] > 1) {
+        let mut count = vec![0usize; nn];
+        let mut taken: Vec<u32> = Vec::new();
+        for mp in &p.modules {
+            count[mp.node.ix()] += 1;
+            if mp.node == n && !taken.contains(&mp.cpu) {
+                taken.push(mp.cpu);
+            }
+        }
+        if taken.len() != cluster.node(n).cpus as usize {
+            next += 1;
             continue;
         }
-        // The last in order now, and the lightest of the others.
-        let last = *here.iter().min_by(|&&a, &&b| p.modules[a].tio.total_cmp(&p.modules[b].tio)).expect("a full node");
-        let lightest =
-            |skip: usize| here.iter().filter(|&&i| i != skip).map(|&i| p.modules[i].ld).fold(f64::INFINITY, f64::min);
-        let keeps = |mi: usize, texec: f64, tit: f64, host_ld: f64| {
-            paced_by_input(mi) && host_ld < 1.0 && verify::le(texec / (1.0 - host_ld), tit)
-        };
-        let lm = &p.modules[last];
-        let last_mi = an.module_of[lm.object.index()].expect("a module");
+        let bytes = edge_bytes(cx, Some(&rep));
+        let t = Tables::new(cx, &cur, &bytes, &[]).paced(true, &rep);
         let mut cands: Vec<(usize, f64, usize)> = p
             .modules
             .iter()
             .enumerate()
             .filter(|(_, f)| {
                 f.node != n
+                    && !moved[f.object.index()]
                     && !fixed(f.object)
                     && share[f.object.index()].is_empty()
                     && an.domain[f.object.index()].contains(&n)
             })
             .filter_map(|(i, f)| {
                 let mi = an.module_of[f.object.index()]?;
-                let (texec, ld) = an.costs(app, cluster, mi, n);
-                let tio = if an.inputs[mi].is_empty() { texec * (1.0 - ld) } else { texec.max(f.tit) - texec * ld };
-                let ok = if tio < lm.tio {
-                    keeps(mi, texec, f.tit, lightest(usize::MAX))
-                } else {
-                    keeps(last_mi, lm.texec, lm.tit, lightest(last).min(ld))
-                };
-                ok.then_some((on[f.node.ix()].len(), texec / f.tit, i))
+                let texec = an.costs(app, cluster, mi, n).0;
+                t.stacks(cx, f.object, mi, n).then_some((count[f.node.ix()], texec / f.tit, i))
             })
             .collect();
         cands.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
-        let bytes = edge_bytes(cx, Some(&rep));
         let mut from: Vec<NodeId> = Vec::new();
         for &(_, _, i) in &cands {
             if from.len() >= STACK_TRIES {
@@ -984,10 +1033,12 @@ pub fn stack(cx: Ctx, start: (Mapping, Report), stop: &mut dyn FnMut() -> bool) 
             reroute(cx, &mut m, f, &bytes);
             let r = checker.terse(&m);
             if r.verdict == verify::Verdict::Sound {
+                moved[f.index()] = true;
                 (cur, rep, changed) = (m, r, true);
                 continue 'nodes;
             }
         }
+        next += 1;
     }
     if changed {
         rep = checker.full(&cur);

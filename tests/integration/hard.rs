@@ -4,8 +4,8 @@
 //! variant's argument holds — each computed here from the files' numbers, without the solver.
 
 use crate::realistic::{
-    assert_sound, corpus_at, fastest, fifo_ancestors, instance, load, moved, self_paced, slowest, texecs, used_nodes,
-    Entry, Instance,
+    assert_sound, corpus_at, ctx, fastest, fifo_ancestors, instance, load, moved, self_paced, slowest, texecs,
+    used_nodes, Entry, Instance,
 };
 use crate::support::*;
 use flowmap::gen::hard::{generate, HardKind, HardOptions, FEASIBLE_FACTOR, TIGHT_FACTOR};
@@ -658,4 +658,28 @@ fn checker_agrees_with_check() {
     for k in ["placement", "cpu-overload", "buffer-overflow", "network-contention", "requirement"] {
         assert!(kinds.contains(k), "no {k} error among the cases: {kinds:?}");
     }
+}
+
+/// Where the modules outnumber the CPUs (generated hard 100/32 tight, seed 29, not in the
+/// corpus: 100 modules on 84 CPUs, counted here from the cluster), some must share a CPU. The
+/// repair walk that ranks targets by the allocation estimate (`stacking`: a module beyond a
+/// full node's CPUs costs nothing where every module there keeps its pace) reaches a mapping
+/// `check` calls sound from the first forced construction; the solver's first walk, which
+/// charges every module beyond the CPUs, stalled there (`unknown` after 60 s before the walks
+/// alternated). Steps, not time, bound it: the outcome does not depend on the machine.
+#[test]
+fn stacking_repair_finds_a_mapping_where_modules_outnumber_cpus() {
+    use flowmap::solve::{greedy, walk};
+    let i = build(100, 32, 29, HardKind::Tight);
+    let modules = i.app.graph.node_indices().filter(|&o| i.app.object(o).is_module()).count();
+    let cpus: u32 = i.cluster.nodes.iter().map(|n| n.cpus).sum();
+    assert!(modules as u32 > cpus, "{modules} modules, {cpus} CPUs");
+    let popts = Options::default();
+    let an = flowmap::csp::Analysis::new(&i.app, &i.cluster, None);
+    let cx = ctx(&i, &an, &popts);
+    let start = greedy::construct_forced(cx, greedy::STRATEGIES[0]);
+    let found = walk::repair(cx, start, 2, 20_000, true, &mut || false);
+    let (m, r) = found.expect("a sound mapping");
+    assert_eq!(r.verdict, verify::Verdict::Sound);
+    assert_eq!(verify::check(&i.app, &i.cluster, &m, &popts).verdict, verify::Verdict::Sound);
 }

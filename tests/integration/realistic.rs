@@ -711,7 +711,7 @@ fn forced_construction_past_its_deadline_places_everything() {
 }
 
 /// The greedy mapper's context for an instance, with filter locality and no deadline.
-fn ctx<'a>(i: &'a Instance, an: &'a flowmap::csp::Analysis, popts: &'a Options) -> flowmap::solve::greedy::Ctx<'a> {
+pub fn ctx<'a>(i: &'a Instance, an: &'a flowmap::csp::Analysis, popts: &'a Options) -> flowmap::solve::greedy::Ctx<'a> {
     flowmap::solve::greedy::Ctx {
         app: &i.app,
         cluster: &i.cluster,
@@ -749,6 +749,67 @@ fn analysis_costs_agree_with_the_descriptions() {
     assert!(one_type > 0, "some module has costs on one type only");
 }
 
+/// `walk::stack` from the mapping `place` (sound, checked here) of `app` on `cluster` (TOML
+/// texts): the application, the start, and the mapping and report `stack` returns.
+fn stacked(app: &str, cluster: &str, place: &str) -> (flowmap::model::Application, Mapping, Mapping, verify::Report) {
+    let popts = Options::default();
+    let app = parse::application_from_str(app, "app.toml", &[]).unwrap();
+    let cluster = parse::cluster_from_str(cluster, "cluster.toml").unwrap();
+    let start =
+        parse::mapping_from_str(place, "m.toml", &app, &cluster).unwrap().complete(&app, &cluster, "m.toml").unwrap();
+    let rep = verify::check(&app, &cluster, &start, &popts);
+    assert_eq!(rep.verdict, Verdict::Sound);
+    let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+    let cx = flowmap::solve::greedy::Ctx {
+        app: &app,
+        cluster: &cluster,
+        an: &an,
+        fix: None,
+        popts: &popts,
+        filter_locality: true,
+        deadline: None,
+    };
+    let (m, r) = flowmap::solve::walk::stack(cx, (start.clone(), rep), &mut || false);
+    (app, start, m, r)
+}
+
+/// `walk::stack` stacks more than one module on a node, one per CPU: src1 and src2 (100 ms,
+/// LD 0.2, self-paced) are pinned to the 2-CPU node a; w1 and w2 (30 ms, LD 0.95) read them
+/// through FIFOs and start on the 1-CPU nodes b and c. On a the order is decreasing T_I/O:
+/// src1 and src2 at 100 x (1 − 0.2) = 80 ms take a CPU each; w1 and w2 wait for their source,
+/// 100 − 30 x 0.95 = 71.5 ms, so they come last and each takes the least-loaded CPU: w1 the
+/// first (both at 0.2), then w2 the second (the first is at 0.2 + 0.8 x 0.95 = 0.96). Each
+/// runs at T_cexec = 30 / (1 − 0.2) = 37.5 ms <= 100 ms and keeps up. So both move and the
+/// mapping is sound on a alone (one node, where a stack of one module per node left two).
+#[test]
+fn stack_puts_a_module_behind_each_light_cpu_of_a_node() {
+    let popts = Options::default();
+    let mut app = String::new();
+    for i in 1..=2 {
+        app += &format!(
+            "[[modules]]\nname = \"src{i}\"\ntexec = {{ fast = \"100 ms\" }}\nload = {{ fast = 0.2 }}\npin = [\"a\"]\n\
+             [[modules]]\nname = \"w{i}\"\ntexec = {{ fast = \"30 ms\" }}\nload = {{ fast = 0.95 }}\n\
+             [[connections]]\nfrom = \"src{i}\"\nto = \"w{i}\"\nkind = \"fifo\"\nvolume = \"1 B\"\n"
+        );
+    }
+    let cluster = "[[networks]]\nname = \"eth\"\nbandwidth = \"1 GB/s\"\nlatency = \"0 ms\"\n\
+                   [[nodes]]\nnames = \"a\"\ncpus = 2\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n\
+                   [[nodes]]\nnames = \"b\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n\
+                   [[nodes]]\nnames = \"c\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n";
+    let (app, start, m, r) = stacked(&app, cluster, "[place]\nsrc1 = \"a\"\nsrc2 = \"a\"\nw1 = \"b\"\nw2 = \"c\"\n");
+    let cluster = parse::cluster_from_str(cluster, "cluster.toml").unwrap();
+    assert_ne!(m, start);
+    assert_eq!(flowmap::solve::nodes_used(&m), 1);
+    assert_eq!(verify::check(&app, &cluster, &m, &popts).verdict, Verdict::Sound);
+    let p = r.prediction.as_ref().unwrap();
+    for w in ["w1", "w2"] {
+        let mp = p.modules.iter().find(|mp| app.object(mp.object).name == w).unwrap();
+        assert_close!(mp.tcexec, 0.0375, 1e-9);
+    }
+    let cpus: Vec<u32> = p.modules.iter().map(|mp| mp.cpu).collect();
+    assert_eq!(cpus.iter().filter(|&&c| c == 0).count(), 2, "one source and one w per CPU: {cpus:?}");
+}
+
 /// `walk::stack` frees a CPU where the allocation lets a module share one. src (100 ms, LD 0.2,
 /// self-paced) is pinned to the 1-CPU node a, w (30 ms, LD 0.95) reads it through a FIFO and
 /// starts on b. On a, the order is decreasing T_I/O: src 100 x (1 − 0.2) = 80 ms, w waits for
@@ -758,7 +819,6 @@ fn analysis_costs_agree_with_the_descriptions() {
 /// (T_I/O 50 ms, now last behind w: a self-paced module slowed) nothing moves.
 #[test]
 fn stack_moves_a_module_behind_a_light_one() {
-    use flowmap::solve::walk;
     let popts = Options::default();
     for (ld, moved) in [(0.2, true), (0.5, false)] {
         let app = format!(
@@ -769,25 +829,8 @@ fn stack_moves_a_module_behind_a_light_one() {
         let cluster = "[[networks]]\nname = \"eth\"\nbandwidth = \"1 GB/s\"\nlatency = \"0 ms\"\n\
                        [[nodes]]\nnames = \"a\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n\
                        [[nodes]]\nnames = \"b\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n";
-        let app = parse::application_from_str(&app, "app.toml", &[]).unwrap();
+        let (app, start, m, r) = stacked(&app, cluster, "[place]\nsrc = \"a\"\nw = \"b\"\n");
         let cluster = parse::cluster_from_str(cluster, "cluster.toml").unwrap();
-        let start = parse::mapping_from_str("[place]\nsrc = \"a\"\nw = \"b\"\n", "m.toml", &app, &cluster)
-            .unwrap()
-            .complete(&app, &cluster, "m.toml")
-            .unwrap();
-        let rep = verify::check(&app, &cluster, &start, &popts);
-        assert_eq!(rep.verdict, Verdict::Sound);
-        let an = flowmap::csp::Analysis::new(&app, &cluster, None);
-        let cx = flowmap::solve::greedy::Ctx {
-            app: &app,
-            cluster: &cluster,
-            an: &an,
-            fix: None,
-            popts: &popts,
-            filter_locality: true,
-            deadline: None,
-        };
-        let (m, r) = walk::stack(cx, (start.clone(), rep), &mut || false);
         assert_eq!(flowmap::solve::nodes_used(&m), if moved { 1 } else { 2 }, "LD {ld}");
         assert_eq!(r.verdict, Verdict::Sound);
         assert_eq!(verify::check(&app, &cluster, &m, &popts).verdict, Verdict::Sound);
