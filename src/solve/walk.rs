@@ -980,6 +980,10 @@ pub fn stack(cx: Ctx, start: (Mapping, Report), stop: &mut dyn FnMut() -> bool) 
     let mut moved = vec![false; app.graph.node_count()];
     let mut next = 0usize;
     'nodes: while next < nn {
+        // Each node costs a table and an estimate per module (milliseconds at 3,000 modules).
+        if stop() {
+            break;
+        }
         let Some(p) = rep.prediction.as_ref() else { break };
         let n = NodeId(next as u32);
         let mut count = vec![0usize; nn];
