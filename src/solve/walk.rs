@@ -484,252 +484,241 @@ fn walk(
     let movable = |o: ObjectId| !fixed(o) && dom[o.index()].len() > 1 && share[o.index()].iter().all(|&x| !fixed(x));
     // Moves per batch (see below), and steps since the batch shrank to one.
     let (mut batch, mut since_batch) = (4usize, 0usize);
-    let found = 'search: {
-        for _ in 0..max_steps {
-            // Stuck on a plateau: kick a few movable objects to random nodes of their domains.
-            since_low += 1;
-            if since_low > KICK_AFTER {
-                kicks += 1;
-                if kicks > max_kicks {
-                    break 'search None;
-                }
-                // From the mapping with the fewest errors so far, kick objects the errors name (a
-                // kick anywhere in a large instance mostly adds errors far from the ones left).
-                if elite.2 < score {
-                    (cur, rep, _) = elite.clone();
-                }
-                let all: Vec<ObjectId> = app.graph.node_indices().filter(|&o| movable(o)).collect();
-                let errs: Vec<&verify::Diagnostic> = rep.diagnostics.iter().filter(|d| d.kind.is_error()).collect();
-                for _ in 0..KICK.min(all.len()) {
-                    let mut near = Vec::new();
-                    if !errs.is_empty() {
-                        named(
-                            cx,
-                            &cur,
-                            &rep,
-                            errs[rng.random_range(0..errs.len())],
-                            &by_name,
-                            &node_by_name,
-                            &mut near,
-                        );
-                        near.retain(|&o| movable(o));
-                    }
-                    let o = if near.is_empty() {
-                        all[rng.random_range(0..all.len())]
-                    } else {
-                        near[rng.random_range(0..near.len())]
-                    };
-                    let d = &dom[o.index()];
-                    put(cx, &mut cur, &share, o, d[rng.random_range(0..d.len())], Some(&edge_bytes(cx, Some(&rep))));
-                }
-                rep = checker.terse(&cur);
-                score = errors(cx, &cur, &rep);
-                since_low = 0;
-                low = low.max(score);
+    for _ in 0..max_steps {
+        // Stuck on a plateau: kick a few movable objects to random nodes of their domains.
+        since_low += 1;
+        if since_low > KICK_AFTER {
+            kicks += 1;
+            if kicks > max_kicks {
+                return None;
             }
-            if score == 0 {
-                let rep = checker.full(&cur);
-                break 'search Some((cur, rep));
+            // From the mapping with the fewest errors so far, kick objects the errors name (a
+            // kick anywhere in a large instance mostly adds errors far from the ones left).
+            if elite.2 < score {
+                (cur, rep, _) = elite.clone();
+            }
+            let all: Vec<ObjectId> = app.graph.node_indices().filter(|&o| movable(o)).collect();
+            let errs: Vec<&verify::Diagnostic> = rep.diagnostics.iter().filter(|d| d.kind.is_error()).collect();
+            for _ in 0..KICK.min(all.len()) {
+                let mut near = Vec::new();
+                if !errs.is_empty() {
+                    named(cx, &cur, &rep, errs[rng.random_range(0..errs.len())], &by_name, &node_by_name, &mut near);
+                    near.retain(|&o| movable(o));
+                }
+                let o = if near.is_empty() {
+                    all[rng.random_range(0..all.len())]
+                } else {
+                    near[rng.random_range(0..near.len())]
+                };
+                let d = &dom[o.index()];
+                put(cx, &mut cur, &share, o, d[rng.random_range(0..d.len())], Some(&edge_bytes(cx, Some(&rep))));
+            }
+            rep = checker.terse(&cur);
+            score = errors(cx, &cur, &rep);
+            since_low = 0;
+            low = low.max(score);
+        }
+        if score == 0 {
+            let rep = checker.full(&cur);
+            return Some((cur, rep));
+        }
+        if stop() {
+            return None;
+        }
+        // Candidates: the objects an error names, or those on a node it names.
+        let errs: Vec<&verify::Diagnostic> = rep.diagnostics.iter().filter(|d| d.kind.is_error()).collect();
+        // Many errors: first a batch of moves, one per randomly chosen error, each to its best
+        // target by `Tables::cost`, judged by one `check` together (errors of separate
+        // pipelines are mostly independent). Kept when it lowers the error count; the batch
+        // doubles after a success and halves after a failure.
+        if batch > 1 && errs.len() > BATCH_MIN {
+            let bytes = edge_bytes(cx, Some(&rep));
+            let mut m = cur.clone();
+            let mut moved: Vec<ObjectId> = Vec::new();
+            for _ in 0..batch {
+                // Each move ranks its targets (milliseconds at 3,000 modules): a batch of 64
+                // overran `--time-limit 1` by a second.
+                if stop() {
+                    return None;
+                }
+                let d = errs[rng.random_range(0..errs.len())];
+                let mut cands = Vec::new();
+                named(cx, &cur, &rep, d, &by_name, &node_by_name, &mut cands);
+                cands.retain(|&o| movable(o) && !tabu.contains(&o) && !moved.contains(&o));
+                if cands.is_empty() {
+                    continue;
+                }
+                let o = cands[rng.random_range(0..cands.len())];
+                let here = m.node_of(o);
+                let unit = unit_of(&share, o);
+                let tables = Tables::new(cx, &m, &bytes, &unit).paced(stacking, &rep);
+                let best = targets(cx, &dom, &m, o, &mut rng)
+                    .into_iter()
+                    .filter(|&n| n != here)
+                    .map(|n| (tables.cost(cx, &m, &bytes, &unit, n), n))
+                    .min_by(|a, b| a.0.total_cmp(&b.0));
+                if let Some((_, n)) = best {
+                    put(cx, &mut m, &share, o, n, Some(&bytes));
+                    moved.extend(unit);
+                }
             }
             if stop() {
-                break 'search None;
+                return None;
             }
-            // Candidates: the objects an error names, or those on a node it names.
-            let errs: Vec<&verify::Diagnostic> = rep.diagnostics.iter().filter(|d| d.kind.is_error()).collect();
-            // Many errors: first a batch of moves, one per randomly chosen error, each to its best
-            // target by `Tables::cost`, judged by one `check` together (errors of separate
-            // pipelines are mostly independent). Kept when it lowers the error count; the batch
-            // doubles after a success and halves after a failure.
-            if batch > 1 && errs.len() > BATCH_MIN {
-                let bytes = edge_bytes(cx, Some(&rep));
-                let mut m = cur.clone();
-                let mut moved: Vec<ObjectId> = Vec::new();
-                for _ in 0..batch {
-                    // Each move ranks its targets (milliseconds at 3,000 modules): a batch of 64
-                    // overran `--time-limit 1` by a second.
-                    if stop() {
-                        break 'search None;
-                    }
-                    let d = errs[rng.random_range(0..errs.len())];
-                    let mut cands = Vec::new();
-                    named(cx, &cur, &rep, d, &by_name, &node_by_name, &mut cands);
-                    cands.retain(|&o| movable(o) && !tabu.contains(&o) && !moved.contains(&o));
-                    if cands.is_empty() {
-                        continue;
-                    }
-                    let o = cands[rng.random_range(0..cands.len())];
-                    let here = m.node_of(o);
-                    let unit = unit_of(&share, o);
-                    let tables = Tables::new(cx, &m, &bytes, &unit).paced(stacking, &rep);
-                    let best = targets(cx, &dom, &m, o, &mut rng)
-                        .into_iter()
-                        .filter(|&n| n != here)
-                        .map(|n| (tables.cost(cx, &m, &bytes, &unit, n), n))
-                        .min_by(|a, b| a.0.total_cmp(&b.0));
-                    if let Some((_, n)) = best {
-                        put(cx, &mut m, &share, o, n, Some(&bytes));
-                        moved.extend(unit);
-                    }
+            let r = checker.terse(&m);
+            let s = errors(cx, &m, &r);
+            if s < score {
+                cur = m;
+                rep = r;
+                score = s;
+                batch = (batch * 2).min(MAX_BATCH);
+                fewest = fewest.min(score);
+                if score < elite.2 {
+                    elite = (cur.clone(), rep.clone(), score);
                 }
-                if stop() {
-                    break 'search None;
+                if score < low {
+                    low = score;
+                    since_low = 0;
                 }
-                let r = checker.terse(&m);
-                let s = errors(cx, &m, &r);
-                if s < score {
-                    cur = m;
-                    rep = r;
-                    score = s;
-                    batch = (batch * 2).min(MAX_BATCH);
-                    fewest = fewest.min(score);
-                    if score < elite.2 {
-                        elite = (cur.clone(), rep.clone(), score);
-                    }
-                    if score < low {
-                        low = score;
-                        since_low = 0;
-                    }
-                    continue;
-                }
-                batch /= 2;
-            } else if batch <= 1 {
-                since_batch += 1;
-                if since_batch > BATCH_AGAIN {
-                    batch = 4;
-                    since_batch = 0;
-                }
-            }
-            // An error of the verifier or a filter off its neighbours' nodes, each as likely (a
-            // walk that saw only the verifier's errors left misplaced filters for last, and could
-            // stall on a few errors whose moves misplace filters).
-            let mut cands: Vec<ObjectId> = Vec::new();
-            let misplaced = misplaced_filters(cx, &cur);
-            let pick = rng.random_range(0..errs.len() + misplaced.len());
-            if pick >= errs.len() {
-                cands.push(misplaced[pick - errs.len()]);
-            } else {
-                named(cx, &cur, &rep, errs[pick], &by_name, &node_by_name, &mut cands);
-            }
-            cands.retain(|&o| movable(o) && !tabu.contains(&o));
-            if cands.is_empty() {
-                // Nothing movable named: a random movable object.
-                let all: Vec<ObjectId> = app.graph.node_indices().filter(|&o| movable(o)).collect();
-                if all.is_empty() {
-                    break 'search None;
-                }
-                cands.push(all[rng.random_range(0..all.len())]);
-            }
-            let o = cands[rng.random_range(0..cands.len())];
-            let here = cur.node_of(o);
-            let mut best: Vec<(Mapping, Report)> = Vec::new();
-            let mut best_score = usize::MAX;
-            let targets = targets(cx, &dom, &cur, o, &mut rng);
-            // Rank the targets cheaply; only the best CHECKED get a full `check`.
-            let bytes = edge_bytes(cx, Some(&rep));
-            let unit = unit_of(&share, o);
-            let tables = Tables::new(cx, &cur, &bytes, &unit).paced(stacking, &rep);
-            let mut ranked: Vec<(f64, u32, NodeId)> = targets
-                .into_iter()
-                .filter(|&n| n != here)
-                .map(|n| (tables.cost(cx, &cur, &bytes, &unit, n), rng.random::<u32>(), n))
-                .collect();
-            ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            let mut tries: Vec<(NodeId, bool)> = ranked.iter().take(CHECKED).map(|x| (x.2, false)).collect();
-            // A group bound to share a node also tries the node best for it once the single
-            // movable modules there leave (`eject`): a full node rarely ranks first, and one swap
-            // does not free CPUs for two.
-            if unit.len() > 1 {
-                let loose: Vec<ObjectId> = app
-                    .graph
-                    .node_indices()
-                    .filter(|&p| an.module_of[p.index()].is_some() && share[p.index()].is_empty() && movable(p))
-                    .chain(unit.iter().copied())
-                    .collect();
-                let firm = Tables::new(cx, &cur, &bytes, &loose);
-                let pick = ranked
-                    .iter()
-                    .map(|x| (firm.cost(cx, &cur, &bytes, &unit, x.2), x.1, x.2))
-                    .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-                if let Some((_, _, n)) = pick {
-                    tries.push((n, true));
-                }
-            }
-            for (n, ejecting) in tries {
-                if n == here {
-                    continue;
-                }
-                // Each target costs a whole `check` (milliseconds at 3,000 modules).
-                if stop() {
-                    break 'search None;
-                }
-                let mut m = cur.clone();
-                put(cx, &mut m, &share, o, n, None);
-                if ejecting {
-                    eject(cx, &mut m, &share, &dom, n, &unit, &bytes, &movable, &mut rng);
-                } else if rng.random_bool(0.5) {
-                    // Half the time a swap: an object of node n that may go where o was comes back
-                    // (dense nodes take nothing more, but may trade), with the objects that must
-                    // share its node when they are all on n.
-                    let back: Vec<ObjectId> = app
-                        .graph
-                        .node_indices()
-                        .filter(|&p| {
-                            !unit.contains(&p)
-                                && cur.node_of(p) == n
-                                && movable(p)
-                                && dom[p.index()].binary_search(&here).is_ok()
-                                && share[p.index()].iter().all(|&x| cur.node_of(x) == n)
-                        })
-                        .collect();
-                    if !back.is_empty() {
-                        let p = back[rng.random_range(0..back.len())];
-                        put(cx, &mut m, &share, p, here, Some(&bytes));
-                    }
-                }
-                for &x in &unit {
-                    reroute(cx, &mut m, x, &bytes);
-                }
-                let r = checker.terse(&m);
-                let s = errors(cx, &m, &r);
-                if s < best_score {
-                    best_score = s;
-                    best.clear();
-                }
-                if s == best_score {
-                    best.push((m, r));
-                }
-            }
-            // Accept an improving or sideways move; a worse one now and then (random walk).
-            if best.is_empty() || (best_score > score && rng.random_range(0..10) != 0) {
                 continue;
             }
-            let pick = rng.random_range(0..best.len());
-            let (m, r) = best.swap_remove(pick);
-            cur = m;
-            rep = r;
-            score = best_score;
-            if score < fewest {
-                fewest = score;
-                kicks = 0;
-            }
-            if score < elite.2 {
-                elite = (cur.clone(), rep.clone(), score);
-            }
-            if score < low {
-                low = score;
-                since_low = 0;
-            }
-            tabu.push_back(o);
-            if tabu.len() > 5 {
-                tabu.pop_front();
+            batch /= 2;
+        } else if batch <= 1 {
+            since_batch += 1;
+            if since_batch > BATCH_AGAIN {
+                batch = 4;
+                since_batch = 0;
             }
         }
-        (score == 0).then(|| {
-            let rep = checker.full(&cur);
-            (cur, rep)
-        })
-    };
-    found
+        // An error of the verifier or a filter off its neighbours' nodes, each as likely (a
+        // walk that saw only the verifier's errors left misplaced filters for last, and could
+        // stall on a few errors whose moves misplace filters).
+        let mut cands: Vec<ObjectId> = Vec::new();
+        let misplaced = misplaced_filters(cx, &cur);
+        let pick = rng.random_range(0..errs.len() + misplaced.len());
+        if pick >= errs.len() {
+            cands.push(misplaced[pick - errs.len()]);
+        } else {
+            named(cx, &cur, &rep, errs[pick], &by_name, &node_by_name, &mut cands);
+        }
+        cands.retain(|&o| movable(o) && !tabu.contains(&o));
+        if cands.is_empty() {
+            // Nothing movable named: a random movable object.
+            let all: Vec<ObjectId> = app.graph.node_indices().filter(|&o| movable(o)).collect();
+            if all.is_empty() {
+                return None;
+            }
+            cands.push(all[rng.random_range(0..all.len())]);
+        }
+        let o = cands[rng.random_range(0..cands.len())];
+        let here = cur.node_of(o);
+        let mut best: Vec<(Mapping, Report)> = Vec::new();
+        let mut best_score = usize::MAX;
+        let targets = targets(cx, &dom, &cur, o, &mut rng);
+        // Rank the targets cheaply; only the best CHECKED get a full `check`.
+        let bytes = edge_bytes(cx, Some(&rep));
+        let unit = unit_of(&share, o);
+        let tables = Tables::new(cx, &cur, &bytes, &unit).paced(stacking, &rep);
+        let mut ranked: Vec<(f64, u32, NodeId)> = targets
+            .into_iter()
+            .filter(|&n| n != here)
+            .map(|n| (tables.cost(cx, &cur, &bytes, &unit, n), rng.random::<u32>(), n))
+            .collect();
+        ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut tries: Vec<(NodeId, bool)> = ranked.iter().take(CHECKED).map(|x| (x.2, false)).collect();
+        // A group bound to share a node also tries the node best for it once the single
+        // movable modules there leave (`eject`): a full node rarely ranks first, and one swap
+        // does not free CPUs for two.
+        if unit.len() > 1 {
+            let loose: Vec<ObjectId> = app
+                .graph
+                .node_indices()
+                .filter(|&p| an.module_of[p.index()].is_some() && share[p.index()].is_empty() && movable(p))
+                .chain(unit.iter().copied())
+                .collect();
+            let firm = Tables::new(cx, &cur, &bytes, &loose);
+            let pick = ranked
+                .iter()
+                .map(|x| (firm.cost(cx, &cur, &bytes, &unit, x.2), x.1, x.2))
+                .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            if let Some((_, _, n)) = pick {
+                tries.push((n, true));
+            }
+        }
+        for (n, ejecting) in tries {
+            if n == here {
+                continue;
+            }
+            // Each target costs a whole `check` (milliseconds at 3,000 modules).
+            if stop() {
+                return None;
+            }
+            let mut m = cur.clone();
+            put(cx, &mut m, &share, o, n, None);
+            if ejecting {
+                eject(cx, &mut m, &share, &dom, n, &unit, &bytes, &movable, &mut rng);
+            } else if rng.random_bool(0.5) {
+                // Half the time a swap: an object of node n that may go where o was comes back
+                // (dense nodes take nothing more, but may trade), with the objects that must
+                // share its node when they are all on n.
+                let back: Vec<ObjectId> = app
+                    .graph
+                    .node_indices()
+                    .filter(|&p| {
+                        !unit.contains(&p)
+                            && cur.node_of(p) == n
+                            && movable(p)
+                            && dom[p.index()].binary_search(&here).is_ok()
+                            && share[p.index()].iter().all(|&x| cur.node_of(x) == n)
+                    })
+                    .collect();
+                if !back.is_empty() {
+                    let p = back[rng.random_range(0..back.len())];
+                    put(cx, &mut m, &share, p, here, Some(&bytes));
+                }
+            }
+            for &x in &unit {
+                reroute(cx, &mut m, x, &bytes);
+            }
+            let r = checker.terse(&m);
+            let s = errors(cx, &m, &r);
+            if s < best_score {
+                best_score = s;
+                best.clear();
+            }
+            if s == best_score {
+                best.push((m, r));
+            }
+        }
+        // Accept an improving or sideways move; a worse one now and then (random walk).
+        if best.is_empty() || (best_score > score && rng.random_range(0..10) != 0) {
+            continue;
+        }
+        let pick = rng.random_range(0..best.len());
+        let (m, r) = best.swap_remove(pick);
+        cur = m;
+        rep = r;
+        score = best_score;
+        if score < fewest {
+            fewest = score;
+            kicks = 0;
+        }
+        if score < elite.2 {
+            elite = (cur.clone(), rep.clone(), score);
+        }
+        if score < low {
+            low = score;
+            since_low = 0;
+        }
+        tabu.push_back(o);
+        if tabu.len() > 5 {
+            tabu.pop_front();
+        }
+    }
+    (score == 0).then(|| {
+        let rep = checker.full(&cur);
+        (cur, rep)
+    })
 }
 
 /// Moves single modules (none of `unit`, each `movable` and bound to no other) off node `n`
