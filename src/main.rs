@@ -253,6 +253,7 @@ fn check_cmd(a: CheckArgs) -> ExitCode {
 }
 
 fn solve_cmd(a: SolveArgs) -> ExitCode {
+    let started = Instant::now();
     let json = a.output.format == Format::Json;
     let popts = match a.model.options() {
         Ok(p) => p,
@@ -296,24 +297,27 @@ fn solve_cmd(a: SolveArgs) -> ExitCode {
     let outcome = headroom::solve(&app, &cluster, fix.as_ref(), &opts);
     // Infeasible: the conflict, when a reason found before search makes it cheap or when asked.
     let cheap = !outcome.reasons.is_empty();
-    let why = (outcome.status == Status::Infeasible && (cheap || a.explain)).then(|| {
-        let eopts = explain::ExplainOptions {
-            solve: searching(&opts),
-            // Asked for: the search's own time limit (or a minute); by default a few seconds, after
-            // which the conflict found so far is printed, marked not minimal.
-            time_limit: Some(if a.explain {
-                a.time_limit.unwrap_or(Duration::from_secs(60))
-            } else {
-                Duration::from_secs(5)
-            }),
-            per_call: Duration::from_secs(if a.explain { 10 } else { 2 }),
-            max_calls: if a.explain { None } else { Some(60) },
-            repairs: false,
-            jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-            ..Default::default()
-        };
-        explain::explain(&app, &cluster, fix.as_ref(), None, Some(outcome.clone()), &eopts)
-    });
+    // The time limit bounds the whole run: the conflict gets what the search left of it.
+    let left = a.time_limit.map(|l| l.saturating_sub(started.elapsed()));
+    let why =
+        (outcome.status == Status::Infeasible && (cheap || a.explain) && left != Some(Duration::ZERO)).then(|| {
+            let eopts = explain::ExplainOptions {
+                solve: searching(&opts),
+                // Asked for: the search's own time limit (or a minute); by default a few seconds, after
+                // which the conflict found so far is printed, marked not minimal.
+                time_limit: Some(if a.explain {
+                    left.unwrap_or(Duration::from_secs(60))
+                } else {
+                    left.map_or(Duration::from_secs(5), |l| l.min(Duration::from_secs(5)))
+                }),
+                per_call: Duration::from_secs(if a.explain { 10 } else { 2 }),
+                max_calls: if a.explain { None } else { Some(60) },
+                repairs: false,
+                jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+                ..Default::default()
+            };
+            explain::explain(&app, &cluster, fix.as_ref(), None, Some(outcome.clone()), &eopts)
+        });
     progress.finish();
     let o = &a.output;
     let conflict = why.as_ref().and_then(|e| e.conflict.as_ref());

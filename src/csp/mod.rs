@@ -18,6 +18,7 @@ pub mod analysis;
 pub mod bound;
 pub mod presolve;
 pub mod rows;
+pub mod units;
 
 pub use analysis::Analysis;
 

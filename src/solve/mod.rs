@@ -279,9 +279,6 @@ pub fn export_csp(app: &Application, cluster: &Cluster) -> Result<crate::csp::ro
     Ok(crate::csp::rows::neutral(app, cluster, &an, BuildOptions::default().filter_locality, bound))
 }
 
-/// Whole-cluster counting arguments that refute an instance before any search: every solo
-/// module (`Analysis::solo`) needs an idle CPU of its own (first allocation round), and the
-/// modules' load lower bounds must fit the cluster's CPUs (Σ Load <= 100 % per CPU).
 /// "Infeasible" from a class bound above the cluster's node count (csp::bound: every sound
 /// mapping is a solution of the class relaxation, which has none on these nodes).
 fn relaxation_refutes(cluster: &Cluster, stats: Stats) -> Outcome {
@@ -293,6 +290,10 @@ fn relaxation_refutes(cluster: &Cluster, stats: Stats) -> Outcome {
     Outcome { status: Status::Infeasible, mapping: None, report: None, reasons: vec![reason], objective: None, stats }
 }
 
+/// Whole-cluster counting arguments that refute an instance before any search: every solo
+/// module (`Analysis::solo`) needs an idle CPU of its own (first allocation round), the
+/// modules' load lower bounds must fit the cluster's CPUs (Σ Load <= 100 % per CPU), and the
+/// groups bound to one node must fit their nodes' CPUs (`csp::units`).
 fn counting_refutation(
     app: &Application,
     cluster: &Cluster,
@@ -364,6 +365,9 @@ fn counting_refutation(
                 if whole { String::new() } else { format!(" that may only run on {}", node_set(cluster, d)) }
             ));
         }
+    }
+    if out.is_empty() && !pinned_cpu {
+        out = crate::csp::units::refutation(app, cluster, an, &an.must_share(app, cluster));
     }
     out
 }
