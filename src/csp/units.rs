@@ -22,6 +22,11 @@ use std::collections::BTreeMap;
 
 /// Groups in one family at most (the pairwise test grows with its square).
 const MAX_FAMILY: usize = 256;
+/// Module pairs compared when building families, at most (then the families stay as built:
+/// any set of groups pairwise apart is a family, so a smaller one is still an argument).
+const MAX_PAIRS: usize = 20_000_000;
+/// Modules of a group scanned for its clique at most.
+const MAX_SCAN: usize = 512;
 
 /// A group bound to one node: its modules (indices into `Analysis::modules`), its domain (the
 /// nodes every member may use), and per processor type (index into `types`) a set of its
@@ -71,18 +76,25 @@ pub fn refutation(app: &Application, cluster: &Cluster, an: &Analysis, share: &[
         if mods.len() < 2 {
             continue;
         }
-        let mut domain = an.domain[o].clone();
-        for x in others {
-            domain.retain(|n| an.domain[x.index()].contains(n));
+        // The nodes every member may use.
+        let mut count = vec![0usize; cluster.nodes.len()];
+        for x in &objects {
+            for n in &an.domain[x.index()] {
+                count[n.ix()] += 1;
+            }
         }
+        let domain: Vec<NodeId> = an.domain[o].iter().copied().filter(|n| count[n.ix()] == objects.len()).collect();
         let clique: Vec<Vec<usize>> = (0..types.len())
             .map(|t| {
                 if !domain.iter().any(|n| type_of[n.ix()] == t) {
                     return Vec::new();
                 }
-                let p: Vec<Option<Stack>> = mods.iter().map(|&mi| params(mi, t)).collect();
+                // A clique among the first modules only (a clique of a subset is one of the
+                // group): the pairwise test grows with the square of the group.
+                let scan = mods.len().min(MAX_SCAN);
+                let p: Vec<Option<Stack>> = mods[..scan].iter().map(|&mi| params(mi, t)).collect();
                 let mut c: Vec<usize> = Vec::new();
-                for i in 0..mods.len() {
+                for i in 0..scan {
                     if c.iter().all(|&j| apart(p[j], p[i])) {
                         c.push(i);
                     }
@@ -111,7 +123,10 @@ pub fn refutation(app: &Application, cluster: &Cluster, an: &Analysis, share: &[
     order.sort_by_key(|&u| (std::cmp::Reverse(units[u].clique.iter().map(|c| c.len()).min().unwrap_or(0)), u));
     let mut taken = vec![false; units.len()];
     let mut cache: BTreeMap<(usize, usize), Option<Stack>> = BTreeMap::new();
+    let compared = std::cell::Cell::new(0usize);
     let mut apart_units = |a: &Unit, b: &Unit| -> bool {
+        let work: usize = (0..types.len()).map(|t| a.clique[t].len() * b.clique[t].len()).sum();
+        compared.set(compared.get() + work + 1);
         (0..types.len()).all(|t| {
             a.clique[t].iter().all(|&x| {
                 b.clique[t].iter().all(|&y| {
@@ -123,13 +138,16 @@ pub fn refutation(app: &Application, cluster: &Cluster, an: &Analysis, share: &[
         })
     };
     for &u in &order {
+        if compared.get() >= MAX_PAIRS {
+            break;
+        }
         if taken[u] {
             continue;
         }
         taken[u] = true;
         let mut family = vec![u];
         for &v in &order {
-            if family.len() >= MAX_FAMILY {
+            if family.len() >= MAX_FAMILY || compared.get() >= MAX_PAIRS {
                 break;
             }
             if !taken[v] && family.iter().all(|&f| apart_units(&units[f], &units[v])) {

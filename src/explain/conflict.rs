@@ -174,6 +174,12 @@ impl<'f, 'a> Oracle<'f, 'a> {
             self.hits += 1;
             return a.clone();
         }
+        // Past the deadline nothing is built (an instance and a check cost seconds at
+        // thousands of objects).
+        let limit = self.limit();
+        if limit.is_some_and(|l| l.is_zero()) {
+            return Answer::Unknown;
+        }
         if let Some(a) = self.reuse(keep) {
             self.reused += 1;
             self.cache.insert(keep.to_vec(), a.clone());
@@ -198,7 +204,7 @@ impl<'f, 'a> Oracle<'f, 'a> {
         let mut out: Vec<Option<Answer>> = keeps.iter().map(|k| self.cache.get(k).cloned()).collect();
         self.hits += out.iter().filter(|a| a.is_some()).count();
         for (i, k) in keeps.iter().enumerate() {
-            if out[i].is_none() {
+            if out[i].is_none() && self.limit().is_none_or(|l| !l.is_zero()) {
                 if let Some(a) = self.reuse(k) {
                     self.reused += 1;
                     self.cache.insert(k.clone(), a.clone());
