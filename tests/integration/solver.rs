@@ -1155,6 +1155,11 @@ fn units_refute_groups_that_no_node_set_can_hold() {
     assert_eq!(reasons.len(), 1, "{reasons:?}");
     assert!(reasons[0].starts_with("3 groups") && reasons[0].contains("hold 2 of the groups"), "{reasons:?}");
     assert!(brute_force(&app, &cluster).is_empty());
+    // With the iteration-load allocation a CPU carries only its threads' loads over an
+    // iteration: the argument does not hold, and units claims nothing.
+    let mut an = flowmap::csp::Analysis::new(&app, &cluster, None);
+    an.allocation = perf::Allocation::IterationLoad;
+    assert!(flowmap::csp::units::refutation(&app, &cluster, &an, &an.must_share(&app, &cluster)).is_empty());
     let (app, cluster) = inst(1, &[1]);
     let reasons = units_refutation(&app, &cluster);
     assert!(reasons.len() == 1 && reasons[0].contains("no node they may all use has 2 CPUs"), "{reasons:?}");
