@@ -160,11 +160,16 @@ pub fn refutation(app: &Application, cluster: &Cluster, an: &Analysis, share: &[
         }
         if let Some(short) = shortfall(cluster, &units, &family, &type_of) {
             let objects: Vec<ObjectId> = family.iter().flat_map(|&f| units[f].objects.iter().copied()).collect();
+            let mut nodes: Vec<NodeId> = family.iter().flat_map(|&f| units[f].domain.iter().copied()).collect();
+            nodes.sort_unstable();
+            nodes.dedup();
             out.push(format!(
-                "{} groups of objects that each share one node in every sound mapping ({}) have modules of which no two may share a CPU, in a group or across groups; the nodes they may use hold {} of the groups at most (each node as many as fit its CPUs)",
+                "{} groups of objects each share one node in every sound mapping ({}: an edge between members no network can carry, or a bounded loop), and no two of their modules may share a CPU, in a group or across groups (the load of one plus the share of a CPU the other needs to keep its pace exceeds the CPU, or the first-round order puts neither after the other); the nodes they may use that have CPUs enough for one group, {}, hold at most {} of the {} groups (a node as many as fit its CPUs, one CPU per module)",
                 family.len(),
                 object_list(app, &objects),
+                node_list(cluster, &nodes),
                 family.len() - short,
+                family.len(),
             ));
         }
     }
@@ -228,6 +233,22 @@ fn augment(g: usize, adj: &[Vec<usize>], cap: &[usize], held: &mut [Vec<usize>],
         }
     }
     false
+}
+
+/// Nodes with their CPUs: "n0006 (3 CPUs), n0007 (1 CPU)", or "24 nodes (n0006, ..., n0029)".
+fn node_list(cluster: &Cluster, nodes: &[NodeId]) -> String {
+    if nodes.len() > 8 {
+        let (a, b) = (nodes[0], nodes[nodes.len() - 1]);
+        return format!("{} nodes ({}, ..., {})", nodes.len(), cluster.node(a).name, cluster.node(b).name);
+    }
+    nodes
+        .iter()
+        .map(|&n| {
+            let c = cluster.node(n).cpus;
+            format!("{} ({c} CPU{})", cluster.node(n).name, if c == 1 { "" } else { "s" })
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Objects named by group: "renderer x4, joypad".

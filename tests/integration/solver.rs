@@ -1153,7 +1153,11 @@ fn units_refute_groups_that_no_node_set_can_hold() {
     let (app, cluster) = inst(3, &[3, 3]);
     let reasons = units_refutation(&app, &cluster);
     assert_eq!(reasons.len(), 1, "{reasons:?}");
-    assert!(reasons[0].starts_with("3 groups") && reasons[0].contains("hold 2 of the groups"), "{reasons:?}");
+    assert!(
+        reasons[0].starts_with("3 groups")
+            && reasons[0].contains("y0 (3 CPUs), y1 (3 CPUs), hold at most 2 of the 3 groups"),
+        "{reasons:?}"
+    );
     assert!(brute_force(&app, &cluster).is_empty());
     // With the iteration-load allocation a CPU carries only its threads' loads over an
     // iteration: the argument does not hold, and units claims nothing.
