@@ -112,6 +112,15 @@ pub fn refutation(app: &Application, cluster: &Cluster, an: &Analysis, share: &[
             ));
             continue;
         }
+        if domain.is_empty() {
+            // Each member has nodes, but none all of them may use (the presolve's route rule
+            // keeps only pairwise overlaps).
+            out.push(format!(
+                "{} share one node in every sound mapping (an edge between them no network can carry, or a bounded loop), and no node is allowed to all of them",
+                object_list(app, &objects),
+            ));
+            continue;
+        }
         units.push(Unit { objects, domain: fit, clique });
     }
     if !out.is_empty() || units.len() < 2 {
