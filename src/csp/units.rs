@@ -260,8 +260,8 @@ fn node_list(cluster: &Cluster, nodes: &[NodeId]) -> String {
         .join(", ")
 }
 
-/// Objects named by group: "renderer x4, joypad".
-fn object_list(app: &Application, objs: &[ObjectId]) -> String {
+/// Objects named by group: "renderer x4, joypad" (also the counting reasons' wording).
+pub(crate) fn object_list(app: &Application, objs: &[ObjectId]) -> String {
     let mut per: BTreeMap<(u32, String), usize> = BTreeMap::new();
     for &o in objs {
         let g = app.object(o).group;

@@ -354,7 +354,7 @@ fn counting_refutation(
             out.push(format!(
                 "{} modules{} (self-paced, or too slow to keep up on a shared CPU) each need an idle CPU of their own in the first allocation round; {place} {cpus} CPUs",
                 solo.len(),
-                if whole { String::new() } else { format!(" that may only run on {} ({})", node_set(cluster, d), object_set(app, solo.iter().map(|&mi| an.modules[mi]))) },
+                if whole { String::new() } else { format!(" that may only run on {} ({})", node_set(cluster, d), crate::csp::units::object_list(app, &solo.iter().map(|&mi| an.modules[mi]).collect::<Vec<_>>())) },
             ));
             continue;
         }
@@ -379,16 +379,6 @@ fn node_set(cluster: &Cluster, d: &[crate::model::NodeId]) -> String {
         2 => format!("{} and {}", cluster.node(d[0]).name, cluster.node(d[1]).name),
         k => format!("{k} nodes ({}, ..., {})", cluster.node(d[0]).name, cluster.node(d[k - 1]).name),
     }
-}
-
-/// Objects named by group: "renderer x4, joypad".
-fn object_set(app: &Application, objs: impl Iterator<Item = crate::model::ObjectId>) -> String {
-    let mut per: std::collections::BTreeMap<(u32, String), usize> = Default::default();
-    for o in objs {
-        let g = app.object(o).group;
-        *per.entry((g.0, app.group(g).name.clone())).or_default() += 1;
-    }
-    per.into_iter().map(|((_, g), k)| if k == 1 { g } else { format!("{g} x{k}") }).collect::<Vec<_>>().join(", ")
 }
 
 /// The CSP's size in placement and edge-end literals (its memory grows with it).
