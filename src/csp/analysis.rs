@@ -57,6 +57,16 @@ pub struct Analysis {
     costs: Arc<CostTable>,
 }
 
+/// See `Analysis::rate_pace`: F = 1 / max(floor, max over terms of K x T_exec(module)),
+/// between 1 / hi and 1 / lo.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatePace {
+    pub terms: Vec<(usize, f64)>,
+    pub floor: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
 /// See `Analysis::costs`.
 #[derive(Clone, Debug, Default)]
 struct CostTable {
@@ -344,6 +354,73 @@ impl Analysis {
         };
         self.rate_lo = perf::edge_rates(app, &perf::object_frequencies(app, hz(&self.tit_hi)));
         self.rate_hi = perf::edge_rates(app, &perf::object_frequencies(app, hz(&self.tit_lo)));
+    }
+
+    /// The pace behind the messages object `o` sends, as a function of processor speeds (the
+    /// traffic pass's levels): in every sound mapping F(o) = 1 / max(floor, max_a K_a x
+    /// T_exec(a)). The terms (a, K_a) are the modules outside cycles whose execution sets it:
+    /// the modules upstream of `o` through non-greedy filters (a k:1 filter multiplies the time
+    /// between messages by k, and the slowest source wins, perf::network) and their synchronous
+    /// ancestors (eq 3–4: T_it(m) = max(T_exec(m), ratio x T_it(input)), a max of products
+    /// along every path); `floor` is what cycles and lockstep groups contribute at most
+    /// (their T_it upper bound). None for a greedy filter upstream (its rate is pulled from
+    /// downstream), for a module in a cycle, or if the form does not reproduce the static
+    /// bounds (`rate_lo` of `o`'s edges), so a term never claims more than the model says.
+    pub fn rate_pace(&self, app: &Application, cluster: &Cluster, o: ObjectId) -> Option<RatePace> {
+        let n = self.modules.len();
+        let mut k = vec![0.0f64; n];
+        let mut stack = vec![(o, 1.0f64)];
+        let mut steps = 0usize;
+        while let Some((x, q)) = stack.pop() {
+            steps += 1;
+            if steps > 4 * app.graph.node_count() + 16 {
+                return None; // many paths through filters: not worth enumerating
+            }
+            match (self.module_of[x.index()], app.object(x).filter()) {
+                (Some(mi), _) => k[mi] = k[mi].max(q),
+                (None, Some(crate::model::FilterKind::Greedy)) | (None, None) => return None,
+                (None, Some(f)) => {
+                    use petgraph::visit::EdgeRef;
+                    let r = q * f.ratio() as f64;
+                    for e in app.graph.edges_directed(x, petgraph::Direction::Incoming) {
+                        stack.push((e.source(), r));
+                    }
+                }
+            }
+        }
+        let mut floor = 0.0f64;
+        for comp in self.sync_lo.order.iter().rev() {
+            for &m in comp {
+                if k[m] <= 0.0 {
+                    continue;
+                }
+                if self.cycle_of[m].is_some() {
+                    floor = floor.max(k[m] * self.tit_hi[m]);
+                    k[m] = 0.0;
+                    continue;
+                }
+                for x in &self.inputs[m] {
+                    k[x.source] = k[x.source].max(k[m] * x.ratio);
+                }
+            }
+        }
+        let terms: Vec<(usize, f64)> = (0..n).filter(|&m| k[m] > 0.0).map(|m| (m, k[m])).collect();
+        let texec_hi = |m: usize| {
+            self.domain[self.modules[m].index()].iter().map(|&nd| self.costs(app, cluster, m, nd).0).fold(0.0, f64::max)
+        };
+        let hi = terms.iter().map(|&(m, q)| q * texec_hi(m)).fold(floor, f64::max);
+        let lo = terms.iter().map(|&(m, q)| q * self.texec_lo(app, cluster, m)).fold(floor, f64::max);
+        // The form must give the static bound on the rate of every edge o sends on.
+        {
+            use petgraph::visit::EdgeRef;
+            for e in app.graph.edges_directed(o, petgraph::Direction::Outgoing) {
+                let r = self.rate_lo[e.id().index()];
+                if !(hi.is_finite() && hi > 0.0 && r > 0.0 && ((1.0 / hi) / r - 1.0).abs() <= 1e-9) {
+                    return None;
+                }
+            }
+        }
+        (lo.is_finite() && lo > 0.0).then_some(RatePace { terms, floor, lo, hi })
     }
 
     /// The smallest T_exec of module `mi` over its domain (infinite if the domain is empty).

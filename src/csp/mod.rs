@@ -20,7 +20,7 @@ pub mod presolve;
 pub mod rows;
 pub mod units;
 
-pub use analysis::Analysis;
+pub use analysis::{Analysis, RatePace};
 
 use crate::model::{Application, Cluster, EdgeId, Mapping, NetworkId, NodeId, ObjectId, Placement, Requirement, Route};
 use crate::parse::PartialMapping;
@@ -59,6 +59,10 @@ pub struct BuildOptions {
     /// CPU headroom (`perf::Headroom::cpu`): the loads pass holds each node to this share of
     /// its CPUs (the verifier checks every CPU).
     pub cpu_headroom: f64,
+    /// Traffic rows count each edge at the rate its senders' processor speeds give
+    /// (`Model::pace_levels`), not only at its lowest rate. Off only to exercise the verifier's
+    /// contention nogoods in tests.
+    pub pace_levels: bool,
 }
 
 impl Default for BuildOptions {
@@ -71,6 +75,7 @@ impl Default for BuildOptions {
             deadline: None,
             stop: None,
             cpu_headroom: 1.0,
+            pace_levels: true,
         }
     }
 }
@@ -155,6 +160,30 @@ pub struct Model {
     stop: Option<Arc<AtomicBool>>,
     /// Literal that is always true.
     yes: Literal,
+}
+
+/// Most pace levels the traffic pass gives one object's messages (`Model::pace_levels`).
+const MAX_LEVELS: usize = 4;
+/// Most terms the pace levels add to the traffic rows over the whole model.
+const MAX_LEVEL_TERMS: usize = 150_000;
+
+/// A pace level of an object's messages: `lit` holds only if the rate is at least `rate`,
+/// which is `extra` above the next slower level's.
+#[derive(Clone, Copy, Debug)]
+struct PaceLevel {
+    lit: Literal,
+    extra: f64,
+    rate: f64,
+}
+
+/// One term of a traffic row (`Model::traffic`).
+#[derive(Clone, Copy, Debug)]
+struct TrafficTerm {
+    bw: f64,
+    total: f64,
+    xn: Literal,
+    yk: Literal,
+    level: Option<Literal>,
 }
 
 /// A decision variable, or a value fixed before search.
@@ -283,7 +312,7 @@ impl Model {
         m.placement(app, cluster, an);
         let passes: [&dyn Fn(&mut Model); 8] = [
             &|m| m.connections(app, cluster, an, fix, scope),
-            &|m| m.traffic(app, cluster, an),
+            &|m| m.traffic(app, cluster, an, opts.pace_levels),
             &|m| {
                 m.loads(app, cluster, an, opts.cpu_headroom);
                 // Counting alone can refute the instance (more self-paced modules than CPUs):
@@ -465,26 +494,50 @@ impl Model {
     /// their lower bound otherwise); weights are rounded down, so the constraint is a relaxation
     /// of eq 9–10 at the verifier's tolerance. Fixed edges' traffic is a constant taken off the
     /// capacity; a link with no free term is not posted.
-    fn traffic(&mut self, app: &Application, cluster: &Cluster, an: &Analysis) {
+    fn traffic(&mut self, app: &Application, cluster: &Cluster, an: &Analysis, pace_levels: bool) {
         let nk = cluster.networks.len();
         let slot = |n: NodeId, k: NetworkId, send: bool| (n.ix() * nk + k.ix()) * 2 + usize::from(!send);
         let mut background = vec![0.0f64; cluster.nodes.len() * nk * 2];
-        let mut terms: Vec<Vec<(f64, Literal, Literal)>> = vec![Vec::new(); cluster.nodes.len() * nk * 2];
+        // (bandwidth, node literal, route literal, pace level): without a level, the edge's
+        // traffic at its lowest rate; with one, what it adds when that level holds.
+        let mut terms: Vec<Vec<TrafficTerm>> = vec![Vec::new(); cluster.nodes.len() * nk * 2];
+        let mut levels: std::collections::HashMap<u32, Vec<PaceLevel>> = Default::default();
+        let mut budget = MAX_LEVEL_TERMS;
         for e in app.graph.edge_references() {
-            let bw = e.weight().volume * an.rate_lo[e.id().index()];
+            let i = e.id().index();
+            let bw = e.weight().volume * an.rate_lo[i];
             if bw <= 0.0 {
                 continue;
             }
+            let steps = if pace_levels && an.rate_hi[i] > an.rate_lo[i] * (1.0 + EPS) && budget > 0 {
+                let o = e.source();
+                match levels.get(&(o.index() as u32)) {
+                    Some(l) => l.clone(),
+                    None => {
+                        let l = self.pace_levels(app, cluster, an, o);
+                        levels.insert(o.index() as u32, l.clone());
+                        l
+                    }
+                }
+            } else {
+                Vec::new()
+            };
             for (end, send) in [(e.source(), true), (e.target(), false)] {
-                for &(k, yk) in &self.y[e.id().index()] {
+                for &(k, yk) in &self.y[i] {
                     for &(n, xn) in &self.x[end.index()] {
                         if !cluster.on_network(n, k) {
                             continue;
                         }
+                        let t = &mut terms[slot(n, k, send)];
                         if self.constant(xn) && self.constant(yk) {
                             background[slot(n, k, send)] += bw;
                         } else {
-                            terms[slot(n, k, send)].push((bw, xn, yk));
+                            t.push(TrafficTerm { bw, total: bw, xn, yk, level: None });
+                        }
+                        for l in &steps {
+                            let v = e.weight().volume;
+                            t.push(TrafficTerm { bw: v * l.extra, total: v * l.rate, xn, yk, level: Some(l.lit) });
+                            budget = budget.saturating_sub(1);
                         }
                     }
                 }
@@ -502,7 +555,7 @@ impl Model {
                         return;
                     }
                     let cap = (cluster.network(k).bandwidth - background[i]).max(0.0);
-                    if ts.iter().map(|t| t.0).sum::<f64>() <= cap {
+                    if ts.iter().map(|t| t.bw).sum::<f64>() <= cap {
                         continue;
                     }
                     let what = format!(
@@ -514,19 +567,14 @@ impl Model {
                     let tag = self.tag("traffic", what);
                     let scale = (1_500_000_000f64 / ts.len() as f64).min(1_000_000.0).floor();
                     let (mut w, mut lits) = (Vec::new(), Vec::new());
-                    for (bw, xn, yk) in ts {
-                        let on = if self.constant(xn) {
-                            Some(yk)
-                        } else if self.constant(yk) {
-                            Some(xn)
-                        } else {
-                            None
-                        };
-                        if bw > cap * (1.0 + EPS) + 1e-15 {
-                            match on {
-                                Some(l) => self.post_clause(vec![!l], tag),
-                                None => self.post_clause(vec![!xn, !yk], tag),
-                            }
+                    let mut pairs: std::collections::HashMap<(Literal, Literal), Literal> = Default::default();
+                    for t in ts {
+                        let TrafficTerm { bw, total, xn, yk, level } = t;
+                        let mut conj: Vec<Literal> = [xn, yk].into_iter().filter(|&l| !self.constant(l)).collect();
+                        conj.extend(level);
+                        if total > cap * (1.0 + EPS) + 1e-15 {
+                            // The edge alone (at this pace or slower) exceeds what the link has left.
+                            self.post_clause(conj.iter().map(|&l| !l).collect(), tag);
                             continue;
                         }
                         if self.dead() {
@@ -536,13 +584,27 @@ impl Model {
                         if weight == 0 {
                             continue; // negligible next to the link (and pumpkin cannot scale by 0)
                         }
-                        let z = match on {
-                            Some(l) => l,
-                            None => {
+                        let z = match (conj.as_slice(), level) {
+                            ([l], _) => *l,
+                            (&[a, b], None) => {
+                                // [edge leaves n on k], both ways, shared with its levels' terms.
                                 let z = self.solver.new_literal();
-                                self.post_clause(vec![!z, xn], tag);
-                                self.post_clause(vec![!z, yk], tag);
-                                self.post_clause(vec![z, !xn, !yk], tag);
+                                self.post_clause(vec![!z, a], tag);
+                                self.post_clause(vec![!z, b], tag);
+                                self.post_clause(vec![z, !a, !b], tag);
+                                pairs.insert((a, b), z);
+                                z
+                            }
+                            _ => {
+                                // Forced true when the edge is on the link at this pace; it only
+                                // adds to a sum bounded above, so the other direction is not needed.
+                                let z = self.solver.new_literal();
+                                let mut c = vec![z];
+                                match pairs.get(&(xn, yk)) {
+                                    Some(&p) if conj.len() == 3 => c.extend([!p, !conj[2]]),
+                                    _ => c.extend(conj.iter().map(|&l| !l)),
+                                }
+                                self.post_clause(c, tag);
                                 z
                             }
                         };
@@ -555,6 +617,71 @@ impl Model {
                 }
             }
         }
+    }
+
+    /// The pace levels of the messages object `o` sends (`Analysis::rate_pace`): for each
+    /// reachable value v of its pace below the slowest (at most `MAX_LEVELS`, spread over the
+    /// range), a literal forced true when every module that sets the pace runs where K x T_exec
+    /// <= v, so the rate is at least 1 / v; `extra` is what the rate gains over the next
+    /// slower level (the slowest is the static `rate_lo`).
+    fn pace_levels(&mut self, app: &Application, cluster: &Cluster, an: &Analysis, o: ObjectId) -> Vec<PaceLevel> {
+        let Some(rp) = an.rate_pace(app, cluster, o) else { return Vec::new() };
+        // Per term: its T_exec per level key (ascending keys, as `level`).
+        let speeds: Vec<Vec<f64>> = rp
+            .terms
+            .iter()
+            .map(|&(m, _)| {
+                let keys = &self.level[m].0;
+                let mut t = vec![0.0f64; keys.len()];
+                for &(nd, _) in &self.x[an.modules[m].index()] {
+                    let c = an.costs(app, cluster, m, nd).0;
+                    if let Ok(j) = keys.binary_search(&texec_key(c)) {
+                        t[j] = t[j].max(c);
+                    }
+                }
+                t
+            })
+            .collect();
+        let mut vs: Vec<f64> = rp
+            .terms
+            .iter()
+            .zip(&speeds)
+            .flat_map(|(&(_, q), t)| t.iter().map(move |&x| q * x))
+            .chain(std::iter::once(rp.floor))
+            .filter(|&v| v >= rp.lo * (1.0 - 1e-12) && v < rp.hi * (1.0 - 1e-9))
+            .collect();
+        vs.sort_by(f64::total_cmp);
+        vs.dedup_by(|a, b| (*a - *b).abs() <= 1e-12 * b.abs());
+        if vs.len() > MAX_LEVELS {
+            let len = vs.len();
+            vs = (0..MAX_LEVELS).map(|j| vs[j * len / MAX_LEVELS]).collect();
+        }
+        let name = app.object(o).name.clone();
+        let tag = self.tag("traffic", format!("pace of {name}'s messages"));
+        let mut out = Vec::new();
+        for (j, &v) in vs.iter().enumerate() {
+            let next = vs.get(j + 1).copied().unwrap_or(rp.hi);
+            // Some term must run faster than its slowest for this pace: the clause names them.
+            let mut c = Vec::new();
+            for (&(m, q), t) in rp.terms.iter().zip(&speeds) {
+                if let Some(first_over) = t.iter().position(|&x| q * x > v * (1.0 + 1e-12)) {
+                    if first_over == 0 {
+                        c.clear();
+                        break; // cannot run that fast anywhere (not reachable: v >= lo)
+                    }
+                    c.push(self.level[m].1[first_over]);
+                }
+            }
+            if c.is_empty() {
+                continue;
+            }
+            let p = self.solver.new_literal();
+            c.push(p);
+            self.post_clause(c, tag);
+            let shrink = 1.0 - 1e-10; // the traffic rows stay a relaxation through rounding
+            out.push(PaceLevel { lit: p, extra: (1.0 / v - 1.0 / next) * shrink, rate: shrink / v });
+        }
+        out
     }
 
     /// Loads [Σ M x Load^c <= 100 %], per node: the modules' loads over an iteration at the

@@ -77,6 +77,12 @@ pub fn solve_json(app: &Application, cluster: &Cluster, o: &Outcome) -> Value {
             "lns_s": (o.stats.lns_s * 1e6).round() / 1e6,
             "walk_s": (o.stats.walk_s * 1e6).round() / 1e6,
             "squeeze_s": (o.stats.squeeze_s * 1e6).round() / 1e6,
+            "shapes_s": (o.stats.shapes_s * 1e6).round() / 1e6,
+            "shapes": {
+                "tried": o.stats.shapes.tried,
+                "refuted": o.stats.shapes.refuted,
+                "undecided": o.stats.shapes.undecided,
+            },
             "lns": {
                 "iterations": o.stats.lns.iterations,
                 "improvements": o.stats.lns.improvements,

@@ -9,6 +9,7 @@ pub mod greedy;
 pub mod limit;
 pub mod lns;
 mod nogood;
+pub mod shapes;
 pub mod walk;
 
 use crate::csp::{Analysis, BuildOptions, Lit, Model};
@@ -82,6 +83,9 @@ pub struct Stats {
     pub walk_s: f64,
     /// Minimising: the walk that empties nodes one at a time (`walk::squeeze`): time spent.
     pub squeeze_s: f64,
+    /// Minimising: the search by shape (`shapes`): time spent and what it did.
+    pub shapes_s: f64,
+    pub shapes: shapes::ShapeStats,
 }
 
 #[derive(Clone, Debug)]
@@ -469,7 +473,7 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     // the time limit (at most 6 s; three quarters of it for the LP, which needs about 3 s at
     // 300/64 on this machine and gives nothing when interrupted).
     let mut shape: Vec<(Vec<crate::model::NodeId>, usize)> = Vec::new();
-    let static_bound = if minimizing
+    let mut static_bound = if minimizing
         && !fix.is_some_and(|f| f.placement.iter().any(|p| p.is_some_and(|p| p.cpu.is_some())))
     {
         let t = Instant::now();
@@ -705,12 +709,20 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     // no node can go). Measured: LNS's sub-model candidates are mostly rejected by the
     // verifier on dense instances, and the CSP's branch and bound rarely improves after it
     // (a third of the time: hard 300/64 62 nodes, 1000/256 235; two thirds: 60 and 228).
+    let shaping = minimizing && csp_fits && fix.is_none();
     if minimizing && opts.lns && !term.should_stop() {
         if let Some(b) = best.clone() {
             let t = Instant::now();
             let slice_end = deadline.map(|d| {
                 let left = d.saturating_duration_since(t);
-                t + if csp_fits { left * 2 / 3 } else { left * 3 / 4 }
+                // A third when the search by shape follows.
+                t + if shaping {
+                    left / 3
+                } else if csp_fits {
+                    left * 2 / 3
+                } else {
+                    left * 3 / 4
+                }
             });
             let mut stop = || term.should_stop() || slice_end.is_some_and(|e| Instant::now() >= e);
             // Starts: the best mapping, then every sound construction (a spread-out start
@@ -782,6 +794,30 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
                 tell(opts, start, best.as_ref().map(|b| b.2), static_bound, stats.rejected);
             }
             stats.squeeze_s = t.elapsed().as_secs_f64();
+            if best.as_ref().is_some_and(|b| b.2 <= static_bound) {
+                return finish(Status::Optimal, best, static_bound, stats);
+            }
+        }
+    }
+    // Minimising, with a CSP that fits: after the squeeze, the search by shape (`shapes`), in
+    // three quarters of the time left. Each count of nodes per symmetry class with the bound, the bound + 1, ...
+    // nodes is a feasibility question on just those nodes; when every shape of a size is
+    // refuted, the bound rises (realistic 100/32 s1: 13 nodes, optimal, where the squeeze
+    // stayed at 14 for 60 s).
+    if shaping && !term.should_stop() {
+        if let Some(inc) = best.clone().filter(|b| b.2 > static_bound) {
+            let k = inc.2;
+            let t = Instant::now();
+            let end = deadline.map(|d| t + d.saturating_duration_since(t) * 3 / 4);
+            let f = shapes::search(cx, opts, static_bound, &inc, end, &mut || term.should_stop());
+            stats.shapes_s = t.elapsed().as_secs_f64();
+            stats.shapes = f.stats;
+            static_bound = static_bound.max(f.bound);
+            if let Some(b) = f.best.filter(|b| b.2 < k) {
+                stats.found_by = Some("shapes");
+                best = Some(b);
+                tell(opts, start, best.as_ref().map(|b| b.2), static_bound, stats.rejected);
+            }
             if best.as_ref().is_some_and(|b| b.2 <= static_bound) {
                 return finish(Status::Optimal, best, static_bound, stats);
             }
@@ -1142,6 +1178,37 @@ pub(crate) fn negate(l: Lit) -> Lit {
         Lit::Route(e, k, p) => Lit::Route(e, k, !p),
         Lit::Slower(..) | Lit::Faster(..) => unreachable!("assignments hold placements and routes only"),
     }
+}
+
+/// The search by shape alone (`shapes`), from a sound mapping and a proven bound, for tests:
+/// the sound mapping with fewer nodes it finds (its first: the fewest, when every smaller size
+/// was refuted), and the bound it proves. Time per shape as in `solve`, up to `time_limit`.
+#[doc(hidden)]
+pub fn search_by_shape(
+    app: &Application,
+    cluster: &Cluster,
+    opts: &SolveOptions,
+    incumbent: &Mapping,
+    bound: i64,
+) -> (Option<Mapping>, i64) {
+    let mut an = Analysis::new(app, cluster, None);
+    an.allocation = opts.perf.allocation;
+    let cx = greedy::Ctx {
+        app,
+        cluster,
+        an: &an,
+        fix: None,
+        popts: &opts.perf,
+        filter_locality: opts.build.filter_locality,
+        deadline: opts.time_limit.map(|l| Instant::now() + l),
+    };
+    let r = verify::check(app, cluster, incumbent, &opts.perf);
+    let inc = (incumbent.clone(), r, nodes_used(incumbent));
+    let end = opts.time_limit.map(|l| Instant::now() + l);
+    let f = shapes::search(cx, opts, bound, &inc, end, &mut || {
+        opts.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
+    });
+    (f.best.map(|b| b.0), f.bound)
 }
 
 /// Every sound mapping (for tests on tiny instances): enumerates candidates, excluding each

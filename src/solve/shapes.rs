@@ -1,0 +1,363 @@
+//! Search by shape, when minimising. Nodes fall into symmetry classes: the same CPUs,
+//! processor type and networks, and in or out of every object's domain together, so nodes of
+//! a class are interchangeable in every mapping. A shape says how many nodes of each class a
+//! mapping uses; a sound mapping whose class counts are at most a shape's moves onto any nodes
+//! of that shape. So "a sound mapping with at most j nodes" splits into one feasibility
+//! question per shape with j nodes, each on a cluster of just those nodes, answered by the
+//! whole feasibility pipeline (`solve`: counting, the class relaxation's LP, greedy, walks,
+//! the CSP), which is far smaller than the question over the whole cluster: a mapping found
+//! there has at most j nodes, and when every shape with j nodes is refuted, none exists.
+//!
+//! Shapes are tried in rounds whose time per shape triples (0.25 s first): shapes the
+//! counting or the LP refutes drop out in milliseconds, and the rest share the time. Sizes go
+//! from the bound up to one below the best mapping; a level whose shapes are all refuted
+//! raises the bound. At most `MAX_SHAPES` shapes per size (most CPUs first); a size with more
+//! is searched but never proven.
+//!
+//! Measured (realistic 100/32 s1, 3 classes besides 4 display nodes): 40 shapes with 13
+//! nodes; 37 refuted by the LP, and one of the three left holds a sound mapping the walk finds
+//! in 2 s on its 13 nodes, where the squeeze over the 32 nodes stayed at 14 for 60 s.
+
+use super::{greedy, nodes_used, walk, Outcome, SolveOptions, Status};
+use crate::csp::Analysis;
+use crate::model::{Application, Cluster, Mapping, NodeId, Placement};
+
+use crate::verify::{self, Report, Verdict};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+/// Most shapes of one size; beyond, the size is not proven.
+const MAX_SHAPES: usize = 400;
+/// The time one shape gets in the first round, and at most in any round.
+const FIRST_SLICE: Duration = Duration::from_millis(250);
+const MAX_SLICE: Duration = Duration::from_secs(20);
+/// The class relaxation's LP per shape, at most.
+const LP_SLICE: Duration = Duration::from_secs(1);
+
+/// What the search by shape did.
+#[derive(Clone, Debug, Default)]
+pub struct ShapeStats {
+    /// Shapes tried, refuted (no sound mapping on their nodes), and left undecided at the end.
+    pub tried: usize,
+    pub refuted: usize,
+    pub undecided: usize,
+}
+
+/// What `search` returns: the best sound mapping it found, if better, and the bound proven.
+pub(super) struct Found {
+    pub best: Option<(Mapping, Report, i64)>,
+    pub bound: i64,
+    pub stats: ShapeStats,
+}
+
+/// One shape: its size and the nodes it takes (the first of each class).
+struct Pending {
+    size: i64,
+    nodes: Vec<NodeId>,
+}
+
+/// Searches shapes of `bound` .. (the incumbent's nodes − 1) nodes until `end` or `stop()`.
+/// Each shape gets, in turn: counting and the LP, the feasibility pipeline (round 0), then
+/// walks from the incumbent moved onto the shape (`walk::onto`, odd rounds) and from fresh
+/// constructions on the shape's nodes (even rounds), each round with another seed.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn search(
+    cx: greedy::Ctx,
+    opts: &SolveOptions,
+    bound: i64,
+    incumbent: &(Mapping, Report, i64),
+    end: Option<Instant>,
+    stop: &mut dyn FnMut() -> bool,
+) -> Found {
+    let greedy::Ctx { app, cluster, an, .. } = cx;
+    let best = incumbent.2;
+    let mut out = Found { best: None, bound, stats: ShapeStats::default() };
+    let (mut classes, least) = classes(cluster, an);
+    // Within a class any nodes will do; those the incumbent uses first, for `walk::onto`.
+    let mut busy = vec![false; cluster.nodes.len()];
+    for p in &incumbent.0.placement {
+        busy[p.node.ix()] = true;
+    }
+    for ns in &mut classes {
+        ns.sort_by_key(|n| (!busy[n.ix()], n.0));
+    }
+    // Every mapping uses a node of each class some object's domain lies in.
+    out.bound = out.bound.max(least.iter().sum::<usize>() as i64);
+    let mut pending: Vec<Pending> = Vec::new();
+    // The sizes whose every shape is listed (only those can be proven).
+    let mut listed: BTreeMap<i64, bool> = BTreeMap::new();
+    for size in bound.max(least.iter().sum::<usize>() as i64)..best {
+        let shapes = enumerate(cluster, &classes, &least, size as usize);
+        listed.insert(size, shapes.len() <= MAX_SHAPES);
+        for counts in shapes.into_iter().take(MAX_SHAPES) {
+            let nodes = classes.iter().zip(&counts).flat_map(|(ns, &c)| ns.iter().copied().take(c)).collect();
+            pending.push(Pending { size, nodes });
+        }
+    }
+    let mut slice = FIRST_SLICE;
+    let mut best_k = best;
+    let mut round = 0u64;
+    while !pending.is_empty() {
+        let mut next = Vec::new();
+        for p in pending {
+            if p.size >= best_k {
+                continue;
+            }
+            let now = Instant::now();
+            if stop() || end.is_some_and(|e| now >= e) {
+                next.push(p);
+                continue;
+            }
+            out.stats.tried += 1;
+            let sub = sub_cluster(cluster, &p.nodes);
+            // The cheap refutations once: counting, then the class relaxation's LP.
+            if round == 0 && refuted(app, &sub, opts, end) {
+                out.stats.refuted += 1;
+                continue;
+            }
+            let budget = end.map_or(slice, |e| slice.min(e.saturating_duration_since(now)));
+            // Each round another seed: the walks' luck differs (realistic 100/32 s1's 13-node
+            // shape: found with 2 seeds of 5 in 60 s each).
+            let seed = opts.build.seed.wrapping_add(round);
+            // First the whole feasibility pipeline (the CSP may refute the shape), then walks
+            // only: on these small clusters the CSP was measured to decide nothing more (the
+            // three 13-node shapes of realistic 100/32 s1 left after counting and the LP:
+            // undecided after 120 s each), while the walk finds mappings.
+            let answer = if round == 0 {
+                on_nodes(app, cluster, &sub, &p.nodes, opts, budget, seed)
+            } else if round % 2 == 1 {
+                // From the incumbent, its objects off the shape moved onto it.
+                let mut allowed = vec![false; cluster.nodes.len()];
+                for n in &p.nodes {
+                    allowed[n.ix()] = true;
+                }
+                let t = Instant::now();
+                let mut halt = || stop() || t.elapsed() >= budget;
+                walk::onto(cx, &incumbent.0, &incumbent.1, &allowed, seed, &mut halt).map(Ok)
+            } else {
+                walk_on(app, cluster, &sub, &p.nodes, opts, budget, seed, stop)
+            };
+            match answer {
+                Some(Ok((m, r))) => {
+                    let k = nodes_used(&m);
+                    if k < best_k {
+                        best_k = k;
+                        out.best = Some((m, r, k));
+                    }
+                }
+                Some(Err(())) => out.stats.refuted += 1,
+                None => next.push(p),
+            }
+        }
+        pending = next;
+        round += 1;
+        // Proven: every size below the smallest one with an undecided shape, if listed whole.
+        let open = pending.iter().filter(|p| p.size < best_k).map(|p| p.size).min().unwrap_or(best_k);
+        for (&size, &whole) in &listed {
+            if size >= open || !whole {
+                break;
+            }
+            out.bound = out.bound.max(size + 1);
+        }
+        if out.bound >= best_k || stop() || end.is_some_and(|e| Instant::now() >= e) {
+            break;
+        }
+        slice = (slice * 3).min(MAX_SLICE);
+    }
+    out.stats.undecided = pending.iter().filter(|p| p.size < best_k).count();
+    out
+}
+
+/// Symmetry classes of nodes (those some object may use; each ordered by node), and per
+/// class the fewest nodes every mapping uses there (1 when some object's domain lies in it).
+fn classes(cluster: &Cluster, an: &Analysis) -> (Vec<Vec<NodeId>>, Vec<usize>) {
+    let n = cluster.nodes.len();
+    // Membership signature: which domains hold the node (as a sorted list of object indices).
+    let mut member: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (o, d) in an.domain.iter().enumerate() {
+        for nd in d {
+            member[nd.ix()].push(o as u32);
+        }
+    }
+    type Key<'a> = (u32, &'a str, Vec<u32>, &'a [u32]);
+    let mut by_key: BTreeMap<Key, Vec<NodeId>> = BTreeMap::new();
+    for (i, node) in cluster.nodes.iter().enumerate() {
+        if member[i].is_empty() {
+            continue; // no object may use it
+        }
+        let key =
+            (node.cpus, node.processor.as_str(), node.networks.iter().map(|k| k.0).collect(), member[i].as_slice());
+        by_key.entry(key).or_default().push(NodeId(i as u32));
+    }
+    let classes: Vec<Vec<NodeId>> = by_key.into_values().collect();
+    let mut class_of = vec![usize::MAX; n];
+    for (k, ns) in classes.iter().enumerate() {
+        for nd in ns {
+            class_of[nd.ix()] = k;
+        }
+    }
+    let mut least = vec![0usize; classes.len()];
+    for d in &an.domain {
+        if let Some(&first) = d.first() {
+            let k = class_of[first.ix()];
+            if d.iter().all(|nd| class_of[nd.ix()] == k) {
+                least[k] = 1;
+            }
+        }
+    }
+    (classes, least)
+}
+
+/// The shapes with `size` nodes (at least `least`, at most each class's nodes), most CPUs
+/// first (then the faster-looking order: classes as listed), at most `MAX_SHAPES` + 1.
+fn enumerate(cluster: &Cluster, classes: &[Vec<NodeId>], least: &[usize], size: usize) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    let mut cur = least.to_vec();
+    let base: usize = least.iter().sum();
+    if base > size {
+        return out;
+    }
+    fn rec(
+        k: usize,
+        left: usize,
+        cur: &mut Vec<usize>,
+        classes: &[Vec<NodeId>],
+        out: &mut Vec<Vec<usize>>,
+        cap: usize,
+    ) {
+        if out.len() > cap {
+            return;
+        }
+        if k == classes.len() {
+            if left == 0 {
+                out.push(cur.clone());
+            }
+            return;
+        }
+        let room = classes[k].len() - cur[k];
+        for extra in (0..=room.min(left)).rev() {
+            cur[k] += extra;
+            rec(k + 1, left - extra, cur, classes, out, cap);
+            cur[k] -= extra;
+        }
+    }
+    // Enumerate a bounded number more than the cap, so a size with too many is known as such.
+    rec(0, size - base, &mut cur, classes, &mut out, MAX_SHAPES * 8);
+    let cpus = |c: &Vec<usize>| -> u64 {
+        classes.iter().zip(c).map(|(ns, &k)| k as u64 * cluster.node(ns[0]).cpus as u64).sum()
+    };
+    out.sort_by_key(|c| std::cmp::Reverse(cpus(c)));
+    out.truncate(MAX_SHAPES + 1);
+    out
+}
+
+/// Walks on `sub` (the cluster of only `nodes`) from the forced constructions in turn, the
+/// rankings alternating, until one is sound or `budget` ends; Some(Err) when some object has
+/// no node there.
+#[allow(clippy::too_many_arguments)]
+fn walk_on(
+    app: &Application,
+    cluster: &Cluster,
+    sub: &Cluster,
+    nodes: &[NodeId],
+    opts: &SolveOptions,
+    budget: Duration,
+    seed: u64,
+    stop: &mut dyn FnMut() -> bool,
+) -> Option<Result<(Mapping, Report), ()>> {
+    let end = Instant::now() + budget;
+    let mut an = Analysis::new(app, sub, None);
+    an.allocation = opts.perf.allocation;
+    if !an.problems.is_empty() {
+        return Some(Err(()));
+    }
+    let cx = greedy::Ctx {
+        app,
+        cluster: sub,
+        an: &an,
+        fix: None,
+        popts: &opts.perf,
+        filter_locality: opts.build.filter_locality,
+        deadline: Some(end),
+    };
+    for i in 0usize.. {
+        if stop() || Instant::now() >= end {
+            break;
+        }
+        let first = greedy::construct_forced(cx, greedy::STRATEGIES[i % greedy::STRATEGIES.len()]);
+        let s = seed.wrapping_mul(31).wrapping_add(i as u64 * 7919);
+        let mut halt = || stop() || Instant::now() >= end;
+        if let Some((m, _)) = walk::repair(cx, first, s, usize::MAX, i % 2 == 1, &mut halt) {
+            let m = back(&m, nodes);
+            let rep = verify::check(app, cluster, &m, &opts.perf);
+            return (rep.verdict == Verdict::Sound).then_some(Ok((m, rep)));
+        }
+    }
+    None
+}
+
+/// A mapping on the cluster of only `nodes`, on the whole cluster.
+fn back(m: &Mapping, nodes: &[NodeId]) -> Mapping {
+    Mapping {
+        placement: m.placement.iter().map(|p| Placement { node: nodes[p.node.ix()], cpu: p.cpu }).collect(),
+        routes: m.routes.clone(),
+    }
+}
+
+/// A cluster of only `nodes` (names, CPUs, networks as in `cluster`).
+fn sub_cluster(cluster: &Cluster, nodes: &[NodeId]) -> Cluster {
+    Cluster {
+        name: cluster.name.clone(),
+        nodes: nodes.iter().map(|&n| cluster.node(n).clone()).collect(),
+        networks: cluster.networks.clone(),
+    }
+}
+
+/// Whether counting or the class relaxation's LP (at most 1 s) proves `sub` infeasible.
+fn refuted(app: &Application, sub: &Cluster, opts: &SolveOptions, end: Option<Instant>) -> bool {
+    let mut an = Analysis::new(app, sub, None);
+    an.allocation = opts.perf.allocation;
+    if !an.problems.is_empty() || !super::counting_refutation(app, sub, &an, None).is_empty() {
+        return true;
+    }
+    let budget = end.map_or(LP_SLICE, |e| LP_SLICE.min(e.saturating_duration_since(Instant::now())));
+    let mut stop = super::Stop {
+        budget: Some(pumpkin_solver::core::termination::TimeBudget::starting_now(budget)),
+        flag: opts.stop.clone(),
+        done: None,
+    };
+    let from = super::nodes_lower_bound(app, sub, &an, false);
+    crate::csp::bound::class_bound(app, sub, &an, from, budget, true, &mut stop).nodes > sub.nodes.len() as i64
+}
+
+/// Feasibility on `sub` (the cluster of only `nodes`): Some(Ok) with a mapping sound on the
+/// whole cluster, Some(Err) when none exists there, None when undecided within `budget`.
+fn on_nodes(
+    app: &Application,
+    cluster: &Cluster,
+    sub: &Cluster,
+    nodes: &[NodeId],
+    opts: &SolveOptions,
+    budget: Duration,
+    seed: u64,
+) -> Option<Result<(Mapping, Report), ()>> {
+    let sub_opts = SolveOptions {
+        time_limit: Some(budget),
+        minimize: None,
+        progress: None,
+        jobs: 1,
+        leak_model: false,
+        build: crate::csp::BuildOptions { seed, ..opts.build.clone() },
+        ..opts.clone()
+    };
+    let r: Outcome = super::solve(app, sub, None, &sub_opts);
+    match (r.status, r.mapping) {
+        (Status::Feasible, Some(m)) => {
+            let m = back(&m, nodes);
+            let rep = verify::check(app, cluster, &m, &opts.perf);
+            (rep.verdict == Verdict::Sound).then_some(Ok((m, rep)))
+        }
+        (Status::Infeasible, _) => Some(Err(())),
+        _ => None,
+    }
+}
