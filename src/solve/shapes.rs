@@ -124,7 +124,7 @@ pub(super) fn search(
             // three 13-node shapes of realistic 100/32 s1 left after counting and the LP:
             // undecided after 120 s each), while the walk finds mappings.
             let answer = if round == 0 {
-                on_nodes(app, cluster, &sub, &p.nodes, opts, budget, seed)
+                on_nodes(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, budget, seed)
             } else if round % 2 == 1 {
                 // From the incumbent, its objects off the shape moved onto it.
                 let mut allowed = vec![false; cluster.nodes.len()];
@@ -135,7 +135,7 @@ pub(super) fn search(
                 let mut halt = || stop() || t.elapsed() >= budget;
                 walk::onto(cx, &incumbent.0, &incumbent.1, &allowed, seed, &mut halt).map(Ok)
             } else {
-                walk_on(app, cluster, &sub, &p.nodes, opts, budget, seed, stop)
+                walk_on(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, budget, seed, stop)
             };
             match answer {
                 Some(Ok((m, r))) => {
@@ -254,17 +254,13 @@ fn enumerate(cluster: &Cluster, classes: &[Vec<NodeId>], least: &[usize], size: 
 /// Walks on `sub` (the cluster of only `nodes`) from the forced constructions in turn, the
 /// rankings alternating, until one is sound or `budget` ends; Some(Err) when some object has
 /// no node there.
-#[allow(clippy::too_many_arguments)]
 fn walk_on(
-    app: &Application,
-    cluster: &Cluster,
-    sub: &Cluster,
-    nodes: &[NodeId],
-    opts: &SolveOptions,
+    q: &Question,
     budget: Duration,
     seed: u64,
     stop: &mut dyn FnMut() -> bool,
 ) -> Option<Result<(Mapping, Report), ()>> {
+    let Question { app, cluster, sub, nodes, opts } = *q;
     let end = Instant::now() + budget;
     let mut an = Analysis::new(app, sub, None);
     an.allocation = opts.perf.allocation;
@@ -294,6 +290,16 @@ fn walk_on(
         }
     }
     None
+}
+
+/// One shape's question: feasibility on `sub`, the cluster of only `nodes` of `cluster`.
+#[derive(Clone, Copy)]
+struct Question<'a> {
+    app: &'a Application,
+    cluster: &'a Cluster,
+    sub: &'a Cluster,
+    nodes: &'a [NodeId],
+    opts: &'a SolveOptions,
 }
 
 /// A mapping on the cluster of only `nodes`, on the whole cluster.
@@ -332,15 +338,8 @@ fn refuted(app: &Application, sub: &Cluster, opts: &SolveOptions, end: Option<In
 
 /// Feasibility on `sub` (the cluster of only `nodes`): Some(Ok) with a mapping sound on the
 /// whole cluster, Some(Err) when none exists there, None when undecided within `budget`.
-fn on_nodes(
-    app: &Application,
-    cluster: &Cluster,
-    sub: &Cluster,
-    nodes: &[NodeId],
-    opts: &SolveOptions,
-    budget: Duration,
-    seed: u64,
-) -> Option<Result<(Mapping, Report), ()>> {
+fn on_nodes(q: &Question, budget: Duration, seed: u64) -> Option<Result<(Mapping, Report), ()>> {
+    let Question { app, cluster, sub, nodes, opts } = *q;
     let sub_opts = SolveOptions {
         time_limit: Some(budget),
         minimize: None,

@@ -582,6 +582,38 @@ proptest! {
     }
 }
 
+#[test]
+fn search_by_shape_keeps_nodes_apart_that_domains_tell_apart() {
+    // n0 and n1 have the same CPUs, type and networks, but a may run on n1 only: they are not
+    // interchangeable. a and b (10 % of a CPU each, no connection) fit on n1 together, so the
+    // minimum is 1 node; from the 2-node mapping (a on n1, b on n0) the search must find it
+    // and prove 1, not try the 1-node shape on n0 and call 1 node impossible.
+    let app = parse::application_from_str(
+        "[[modules]]\nname = \"a\"\ntexec = \"10 ms\"\nload = 0.1\nallowed_nodes = [\"n1\"]\n\
+         [[modules]]\nname = \"b\"\ntexec = \"10 ms\"\nload = 0.1\n",
+        "app",
+        &[],
+    )
+    .unwrap();
+    let cluster = parse::cluster_from_str(
+        "[[networks]]\nname = \"net\"\nbandwidth = \"80 MB/s\"\nlatency = \"0 ms\"\n\
+         [[nodes]]\nnames = \"n0..n1\"\ncpus = 2\nprocessor = \"p\"\nnetworks = [\"net\"]\n",
+        "cluster",
+    )
+    .unwrap();
+    assert_eq!(brute_force_min_nodes(&app, &cluster), Some(1));
+    let incumbent = Mapping {
+        placement: vec![Placement { node: NodeId(1), cpu: None }, Placement { node: NodeId(0), cpu: None }],
+        routes: vec![],
+    };
+    let mut o = exact_opts(false);
+    o.warm_start = true;
+    let (found, bound) = solve::search_by_shape(&app, &cluster, &o, &incumbent, 0);
+    let m = found.expect("the 1-node mapping");
+    assert!(m.placement.iter().all(|p| p.node == NodeId(1)));
+    assert_eq!(bound, 1);
+}
+
 /// `tiny()` plus a min_frequency requirement on m1 (10 to 50 Hz), whose upstream m0 may cost
 /// twice as much on processor type b: the requirement binds on some nodes and not on others.
 /// Two cases in three keep m1 on n1 and m0 off it (allowed_nodes n0 and n2, where m0 may cost
