@@ -469,6 +469,31 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
         fix.is_some_and(|f| f.placement.iter().any(|p| p.is_some_and(|p| p.cpu.is_some()))),
     );
     let minimizing = opts.minimize.is_some();
+    // The constructions' context, shared by the greedy mapper, the walk and LNS.
+    let cx = greedy::Ctx {
+        app,
+        cluster,
+        an: &an,
+        fix,
+        popts: &opts.perf,
+        filter_locality: opts.build.filter_locality,
+        deadline: opts.time_limit.map(|l| start + l),
+    };
+    // The greedy warm start (milliseconds): its node count caps the class bound's exact part
+    // below (when minimising it runs first; the answer does not depend on the order).
+    let mut best: Option<(Mapping, Report, i64)> = None;
+    if opts.warm_start && !term.should_stop() {
+        let t = Instant::now();
+        if let Some(g) = greedy::best(cx, minimizing, &mut || term.should_stop()) {
+            let g = if minimizing { greedy::improve(cx, g, static_bound, &mut || term.should_stop()) } else { g };
+            let k = nodes_used(&g.0);
+            stats.greedy_nodes = Some(k);
+            stats.found_by = Some("greedy");
+            best = Some((g.0, g.1, k));
+            tell(opts, start, Some(k), static_bound, 0);
+        }
+        stats.greedy_s = t.elapsed().as_secs_f64();
+    }
     // Minimising: a stronger bound from the class relaxation (csp::bound), within a tenth of
     // the time limit (at most 6 s; three quarters of it for the LP, which needs about 3 s at
     // 300/64 on this machine and gives nothing when interrupted).
@@ -477,9 +502,15 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
         && !fix.is_some_and(|f| f.placement.iter().any(|p| p.is_some_and(|p| p.cpu.is_some())))
     {
         let t = Instant::now();
-        let share = opts.time_limit.map(|l| (l / 10).min(Duration::from_secs(6))).unwrap_or(Duration::from_secs(6));
+        // Within what the warm start left of the limit, too.
+        let share = opts
+            .time_limit
+            .map(|l| (l / 10).min(Duration::from_secs(6)).min(l.saturating_sub(start.elapsed())))
+            .unwrap_or(Duration::from_secs(6));
         let mut cut = Stop { budget: Some(TimeBudget::starting_now(share)), flag: opts.stop.clone(), done: None };
-        let b = crate::csp::bound::class_bound(app, cluster, &an, static_bound, share.mul_f64(0.75), false, &mut cut);
+        let cap = best.as_ref().map_or(i64::MAX, |b| b.2);
+        let b =
+            crate::csp::bound::class_bound(app, cluster, &an, static_bound, share.mul_f64(0.75), false, cap, &mut cut);
         stats.bound_s = t.elapsed().as_secs_f64();
         stats.class_bound = Some(b.nodes);
         if b.nodes > cluster.nodes.len() as i64 {
@@ -505,30 +536,9 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
         };
         Outcome { status, mapping, report, reasons: vec![], objective, stats }
     };
-    // Warm start: a verified greedy mapping answers a feasibility question at once, and gives
-    // minimisation its first incumbent.
-    // The constructions' context, shared by the greedy mapper, the walk and LNS.
-    let cx = greedy::Ctx {
-        app,
-        cluster,
-        an: &an,
-        fix,
-        popts: &opts.perf,
-        filter_locality: opts.build.filter_locality,
-        deadline: opts.time_limit.map(|l| start + l),
-    };
-    let mut best: Option<(Mapping, Report, i64)> = None;
-    if opts.warm_start && !term.should_stop() {
-        let t = Instant::now();
-        if let Some(g) = greedy::best(cx, minimizing, &mut || term.should_stop()) {
-            let g = if minimizing { greedy::improve(cx, g, static_bound, &mut || term.should_stop()) } else { g };
-            let k = nodes_used(&g.0);
-            stats.greedy_nodes = Some(k);
-            stats.found_by = Some("greedy");
-            best = Some((g.0, g.1, k));
-            tell(opts, start, Some(k), static_bound, 0);
-        }
-        stats.greedy_s = t.elapsed().as_secs_f64();
+    // The warm start's mapping answers a feasibility question at once, and is minimisation's
+    // first incumbent.
+    if opts.warm_start {
         match &best {
             Some(_) if !minimizing => return finish(Status::Feasible, best, 0, stats),
             Some(b) if b.2 <= static_bound => return finish(Status::Optimal, best, static_bound, stats),
@@ -547,7 +557,7 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     if best.is_none() && !minimizing && !pinned_cpu && !term.should_stop() {
         let t = Instant::now();
         let share = opts.time_limit.map(|l| (l / 20).min(Duration::from_secs(1))).unwrap_or(Duration::from_secs(1));
-        let b = crate::csp::bound::class_bound(app, cluster, &an, static_bound, share, true, &mut term);
+        let b = crate::csp::bound::class_bound(app, cluster, &an, static_bound, share, true, i64::MAX, &mut term);
         stats.bound_s = t.elapsed().as_secs_f64();
         stats.class_bound = Some(b.nodes);
         if b.nodes > cluster.nodes.len() as i64 {

@@ -333,7 +333,8 @@ fn refuted(app: &Application, sub: &Cluster, opts: &SolveOptions, end: Option<In
         done: None,
     };
     let from = super::nodes_lower_bound(app, sub, &an, false);
-    crate::csp::bound::class_bound(app, sub, &an, from, budget, true, &mut stop).nodes > sub.nodes.len() as i64
+    crate::csp::bound::class_bound(app, sub, &an, from, budget, true, i64::MAX, &mut stop).nodes
+        > sub.nodes.len() as i64
 }
 
 /// Feasibility on `sub` (the cluster of only `nodes`): Some(Ok) with a mapping sound on the

@@ -850,10 +850,21 @@ proptest! {
             // Exact and LP only (the LP alone refutes feasibility when above the node count).
             for lp_only in [false, true] {
                 let b = flowmap::csp::bound::class_bound(
-                    &app, &cluster, &an, 0, std::time::Duration::from_secs(5), lp_only,
+                    &app, &cluster, &an, 0, std::time::Duration::from_secs(5), lp_only, i64::MAX,
                     &mut pumpkin_solver::core::termination::Indefinite,
                 );
                 prop_assert!(b.nodes <= min, "class bound {} (lp only {}) above the minimum {}\n{}\n{}", b.nodes, lp_only, min, t.app, t.cluster);
+            }
+            // Capped at a known mapping's node count (how `solve` calls it, with the greedy
+            // mapping's): the exact part stops there, so the bound is the uncapped one (which
+            // is at most the minimum) and never more than the cap.
+            let full = class_bound_of(&app, &cluster, &an, false).nodes;
+            for cap in min..min + 3 {
+                let b = flowmap::csp::bound::class_bound(
+                    &app, &cluster, &an, 0, std::time::Duration::from_secs(5), false, cap,
+                    &mut pumpkin_solver::core::termination::Indefinite,
+                );
+                prop_assert_eq!(b.nodes, full.min(cap), "cap {}: class bound {} against {} uncapped\n{}\n{}", cap, b.nodes, full, t.app, t.cluster);
             }
             // The loads-only tier (what the class bound falls back to at 3,000 modules).
             let l = flowmap::csp::bound::loads_bound(&app, &cluster, &an, std::time::Duration::from_secs(5));
@@ -873,7 +884,7 @@ fn class_bound_of(
     lp_only: bool,
 ) -> flowmap::csp::bound::ClassBound {
     let forever = &mut pumpkin_solver::core::termination::Indefinite;
-    flowmap::csp::bound::class_bound(app, cluster, an, 0, std::time::Duration::from_secs(5), lp_only, forever)
+    flowmap::csp::bound::class_bound(app, cluster, an, 0, std::time::Duration::from_secs(5), lp_only, i64::MAX, forever)
 }
 
 /// The fewest nodes a brute-force sound mapping uses (None: no sound mapping).
