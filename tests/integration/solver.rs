@@ -857,14 +857,19 @@ proptest! {
             }
             // Capped at a known mapping's node count (how `solve` calls it, with the greedy
             // mapping's): the exact part stops there, so the bound is the uncapped one (which
-            // is at most the minimum) and never more than the cap.
-            let full = class_bound_of(&app, &cluster, &an, false).nodes;
-            for cap in min..min + 3 {
-                let b = flowmap::csp::bound::class_bound(
-                    &app, &cluster, &an, 0, std::time::Duration::from_secs(5), false, cap,
+            // is at most the minimum) and never more than the cap. Without the LP (no budget)
+            // the exact part climbs from 0, so the cap is reached on the way.
+            let exact_only = |cap: i64| {
+                flowmap::csp::bound::class_bound(
+                    &app, &cluster, &an, 0, std::time::Duration::ZERO, false, cap,
                     &mut pumpkin_solver::core::termination::Indefinite,
-                );
-                prop_assert_eq!(b.nodes, full.min(cap), "cap {}: class bound {} against {} uncapped\n{}\n{}", cap, b.nodes, full, t.app, t.cluster);
+                ).nodes
+            };
+            let full = exact_only(i64::MAX);
+            prop_assert!(full <= min, "exact class bound {} above the minimum {}", full, min);
+            for cap in min..min + 3 {
+                let b = exact_only(cap);
+                prop_assert_eq!(b, full.min(cap), "cap {}: class bound {} against {} uncapped\n{}\n{}", cap, b, full, t.app, t.cluster);
             }
             // The loads-only tier (what the class bound falls back to at 3,000 modules).
             let l = flowmap::csp::bound::loads_bound(&app, &cluster, &an, std::time::Duration::from_secs(5));
