@@ -480,7 +480,9 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
         deadline: opts.time_limit.map(|l| start + l),
     };
     // The greedy warm start (milliseconds): its node count caps the class bound's exact part
-    // below (when minimising it runs first; the answer does not depend on the order).
+    // below, so when minimising it runs first. Its `improve` then stops at the static bound
+    // instead of the class bound: that floor is only an early exit (no mapping goes below a
+    // valid bound), so the mapping is the same, found at most a few checks later.
     let mut best: Option<(Mapping, Report, i64)> = None;
     if opts.warm_start && !term.should_stop() {
         let t = Instant::now();
