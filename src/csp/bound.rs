@@ -25,6 +25,9 @@
 //!   before it in its node's order are first on theirs;
 //! - behind (`behind`): a stacked module has every CPU of its node taken by modules before it
 //!   in the order, whose keys reach its own.
+//! - stacking cap (`stack_cap`, every tier): over the whole cluster, the modules that are not
+//!   first on their CPU are matched to distinct modules they may follow, so they are at most a
+//!   maximum matching between the module classes; the used nodes' CPUs hold the rest.
 //!
 //! When the stacking rows do not fit the LP's budget (3,000 modules), the loads-only rows keep
 //! one of them per node class: the modules no class may follow there end their CPU's sequence,
@@ -143,6 +146,15 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
     }
     let forced = node_classes.iter().map(|ns| ns.iter().filter(|n| sole[n.ix()]).count()).collect();
     Some((node_classes, forced, classes))
+}
+
+/// `stack_cap` for the whole instance (the classes the class bound uses): the modules that are
+/// not thread members, and the most of them that can share a CPU with one before them.
+#[doc(hidden)]
+pub fn stack_cap_of(app: &Application, cluster: &Cluster, an: &Analysis) -> Option<(i64, i64)> {
+    let (_, _, classes) = setup(app, cluster, an, &mut pumpkin_solver::core::termination::Indefinite)?;
+    let (known, most) = stack_cap(&classes)?;
+    Some((known.iter().map(|&c| classes[c].size as i64).sum(), most))
 }
 
 /// The LP of the loads-only rows (the tier the class bound falls back to when the stacking
@@ -598,7 +610,128 @@ fn relaxation(
             return None;
         }
     }
+    // Stacking over the whole cluster: the CPUs of the used nodes hold every first module,
+    // and at most `stack_cap` modules are not first on their CPU (measured: realistic
+    // 3000/1024's loads tier 392 -> 406, hard 3000/1024's 458 -> 490; a row per processor
+    // type, with its own matching, added nothing on either corpus).
+    if let Some((known, most)) = stack_cap(classes) {
+        let modules: i64 = known.iter().map(|&c| classes[c].size as i64).sum();
+        let t: Vec<(usize, f64)> =
+            node_classes.iter().zip(&used).map(|(ns, &u)| (u, cluster.node(ns[0]).cpus as f64)).collect();
+        r.ge(t, (modules - most) as f64);
+    }
     Some(r)
+}
+
+/// The most modules that can share a CPU with one before them: on each CPU, the modules that are not thread members (`Stack` known) form a sequence
+/// in the node's order, each after the previous one, which it may follow (`may_follow`: a
+/// module between them only adds to the CPU's load), so the modules that are not first on
+/// their CPU are matched to distinct modules they may follow on the same node (each hosts at
+/// most the one right after it): at most a maximum matching of the classes, each class on
+/// both sides with its size, a class b after a class a where on some node class both may use,
+/// b may follow a. Returns the classes that are not thread members, and that matching's size
+/// (so at least the difference of their modules are first on a CPU, one per CPU); None when there are none (every module a
+/// thread member, or another allocation).
+fn stack_cap(classes: &[Class]) -> Option<(Vec<usize>, i64)> {
+    let known: Vec<usize> = (0..classes.len())
+        .filter(|&c| !classes[c].on.is_empty() && classes[c].on.values().all(|e| e.0.is_some()))
+        .collect();
+    if known.is_empty() {
+        return None;
+    }
+    let n = known.len();
+    // Vertices: 0 source, 1..=n hosts, n+1..=2n followers, 2n+1 sink.
+    let mut g = Flow::new(2 * n + 2);
+    for (i, &a) in known.iter().enumerate() {
+        g.edge(0, 1 + i, classes[a].size as i64);
+        g.edge(n + 1 + i, 2 * n + 1, classes[a].size as i64);
+    }
+    for (j, &b) in known.iter().enumerate() {
+        for (i, &a) in known.iter().enumerate() {
+            let meets = classes[b].on.iter().any(|(k, eb)| {
+                classes[a].on.get(k).is_some_and(|ea| may_follow(ea.0.expect("known"), eb.0.expect("known")))
+            });
+            if meets {
+                g.edge(1 + i, n + 1 + j, classes[b].size as i64);
+            }
+        }
+    }
+    let most = g.max_flow(0, 2 * n + 1);
+    Some((known, most))
+}
+
+/// A maximum flow (Dinic's algorithm) on a small graph.
+struct Flow {
+    head: Vec<usize>,
+    /// Per edge: head vertex, capacity left, next edge from the same tail (usize::MAX: none).
+    to: Vec<usize>,
+    cap: Vec<i64>,
+    next: Vec<usize>,
+}
+
+impl Flow {
+    fn new(vertices: usize) -> Flow {
+        Flow { head: vec![usize::MAX; vertices], to: Vec::new(), cap: Vec::new(), next: Vec::new() }
+    }
+    fn edge(&mut self, u: usize, v: usize, c: i64) {
+        for (a, b, c) in [(u, v, c), (v, u, 0)] {
+            self.to.push(b);
+            self.cap.push(c);
+            self.next.push(self.head[a]);
+            self.head[a] = self.to.len() - 1;
+        }
+    }
+    fn max_flow(&mut self, s: usize, t: usize) -> i64 {
+        let nv = self.head.len();
+        let mut total = 0;
+        loop {
+            let mut level = vec![usize::MAX; nv];
+            level[s] = 0;
+            let mut queue = std::collections::VecDeque::from([s]);
+            while let Some(u) = queue.pop_front() {
+                let mut e = self.head[u];
+                while e != usize::MAX {
+                    if self.cap[e] > 0 && level[self.to[e]] == usize::MAX {
+                        level[self.to[e]] = level[u] + 1;
+                        queue.push_back(self.to[e]);
+                    }
+                    e = self.next[e];
+                }
+            }
+            if level[t] == usize::MAX {
+                return total;
+            }
+            let mut it = self.head.clone();
+            loop {
+                let f = self.push(s, t, i64::MAX, &level, &mut it);
+                if f == 0 {
+                    break;
+                }
+                total += f;
+            }
+        }
+    }
+    /// One augmenting path of the level graph, by depth-first search (recursion depth: the
+    /// path's length, 3 edges here).
+    fn push(&mut self, u: usize, t: usize, f: i64, level: &[usize], it: &mut [usize]) -> i64 {
+        if u == t {
+            return f;
+        }
+        while it[u] != usize::MAX {
+            let e = it[u];
+            let v = self.to[e];
+            if self.cap[e] > 0 && level[v] == level[u] + 1 {
+                let d = self.push(v, t, f.min(self.cap[e]), level, it);
+                if d > 0 {
+                    self.cap[e] -= d;
+                    self.cap[e ^ 1] += d;
+                    return d;
+                }
+            }
+            it[u] = self.next[e];
+        }
+        0
+    }
 }
 
 /// Above this many CPUs' worth of modules that may come before them, the "behind" rows are

@@ -845,6 +845,14 @@ proptest! {
         let split = split_group(&app, &cluster, &want);
         prop_assert!(split.is_none(), "{:?}\n{}\n{}", split, t.app, t.cluster);
         if let Some(min) = want.iter().map(|(nodes, _)| nodes.iter().collect::<BTreeSet<_>>().len() as i64).min() {
+            // The stacking cap: in every sound mapping, the modules that share a CPU with one
+            // before them (thread members aside) are at most the cap.
+            if let Some((_, most)) = flowmap::csp::bound::stack_cap_of(&app, &cluster, &an) {
+                for key in &want {
+                    let stacked = stacked_modules(&app, &cluster, &an, key);
+                    prop_assert!(stacked <= most, "{} modules stacked, cap {}\n{}\n{}", stacked, most, t.app, t.cluster);
+                }
+            }
             let fixed = solve::nodes_lower_bound(&app, &cluster, &an, false);
             prop_assert!(fixed <= min, "static bound {} above the minimum {}", fixed, min);
             // Exact and LP only (the LP alone refutes feasibility when above the node count).
@@ -876,6 +884,36 @@ proptest! {
             prop_assert!(l.is_none_or(|l| l <= min), "loads tier {:?} above the minimum {}\n{}\n{}", l, min, t.app, t.cluster);
         }
     }
+}
+
+/// The modules of a brute-force mapping (`mapping_key`) that the verifier's allocation puts on a
+/// CPU after another module (thread members, `Analysis::stack_params` None, not counted).
+fn stacked_modules(
+    app: &Application,
+    cluster: &Cluster,
+    an: &flowmap::csp::Analysis,
+    key: &(Vec<u32>, Vec<Option<u32>>),
+) -> i64 {
+    let placement = key.0.iter().map(|&n| Placement { node: NodeId(n), cpu: None }).collect();
+    let routes = key.1.iter().zip(app.graph.edge_indices()).map(|(r, e)| match r {
+        Some(k) => Route::Net(NetworkId(*k)),
+        None => {
+            let (s, d) = app.graph.edge_endpoints(e).unwrap();
+            assert_eq!(key.0[s.index()], key.0[d.index()], "a route-less edge is local");
+            Route::Local
+        }
+    });
+    let m = Mapping { placement, routes: routes.collect() };
+    let r = verify::check(app, cluster, &m, &perf::Options::default());
+    assert_eq!(r.verdict, Verdict::Sound);
+    let mut per_cpu = std::collections::BTreeMap::new();
+    for mp in &r.prediction.as_ref().unwrap().modules {
+        let mi = an.module_of[mp.object.index()].unwrap();
+        if an.stack_params(app, cluster, mi, mp.node).is_some() {
+            *per_cpu.entry((mp.node, mp.cpu)).or_insert(0i64) += 1;
+        }
+    }
+    per_cpu.values().map(|c| c - 1).sum()
 }
 
 /// One fast network for the hand-made clusters below.
