@@ -70,6 +70,11 @@ pub struct ClassBound {
 const MAX_PAIRS: usize = 2_000;
 /// Above this many terms in the relaxation, the Hall-type stacking rows are left out.
 const MAX_TERMS: usize = 1_000_000;
+/// Above this many terms the exact part is skipped: an integer program over the rows that
+/// large never raised the LP's bound within the budget (realistic 3000/1024, 323,130 terms,
+/// and hard 3000/1024, 163,572: 4.8 s each, given to the search for mappings instead; the
+/// largest below, realistic 1000/256, has 81,206).
+const EXACT_MAX_TERMS: usize = 100_000;
 /// Closed Hall sets get their "some module first" row up to this many classes.
 const CLOSED_MAX: usize = 4;
 
@@ -168,7 +173,7 @@ pub fn loads_bound(app: &Application, cluster: &Cluster, an: &Analysis, budget: 
 }
 
 /// Computes the class bound, starting from `from` (a bound already known). The LP gets
-/// `lp_budget`; the exact part (skipped with `lp_only`) polls `stop`. A bound above the
+/// `lp_budget`; the exact part (skipped with `lp_only`, and past `EXACT_MAX_TERMS`) polls `stop`. A bound above the
 /// cluster's node count proves that no sound mapping exists. Not valid when CPUs are pinned by hand (the
 /// stacking argument needs the scheduler's choice): callers check.
 /// With a sound mapping of `cap` nodes known (else `i64::MAX`), the exact part stops once
@@ -189,11 +194,15 @@ pub fn class_bound(
     let unknown = ClassBound { nodes: from.max(0), complete: false, shape: Vec::new() };
     let Some((node_classes, forced, classes)) = setup(app, cluster, an, stop) else { return unknown };
     // Hall rows cost up to (classes on a node class)² terms: past the budget, loads only.
-    let mut rows = match relaxation(cluster, &node_classes, &forced, &classes, Rowset::Full) {
-        Some(r) => r,
-        None => relaxation(cluster, &node_classes, &forced, &classes, Rowset::Loads)
-            .expect("load rows are linear in the pairs"),
+    let (mut rows, full) = match relaxation(cluster, &node_classes, &forced, &classes, Rowset::Full) {
+        Some(r) => (r, true),
+        None => (
+            relaxation(cluster, &node_classes, &forced, &classes, Rowset::Loads)
+                .expect("load rows are linear in the pairs"),
+            false,
+        ),
     };
+    let exact_fits = full && rows.terms <= EXACT_MAX_TERMS;
     let mut lo = from.max(0);
     // The LP by interior point when its predicted time fits the budget (the factorisation's
     // fill grows steeply with the stacking rows: measured on this machine 0.4 s at 30,562
@@ -222,7 +231,7 @@ pub fn class_bound(
             }
         }
     }
-    if lp_only {
+    if lp_only || !exact_fits {
         return ClassBound { nodes: lo, complete: lo > cluster.nodes.len() as i64, shape: Vec::new() };
     }
     loop {

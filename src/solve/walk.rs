@@ -10,7 +10,7 @@
 //! checked like every other.
 
 use super::greedy::Ctx;
-use crate::model::{EdgeId, Mapping, NetworkId, NodeId, ObjectId, Route};
+use crate::model::{EdgeId, Mapping, NetworkId, NodeId, ObjectId, Placement, Route};
 use crate::verify::{self, Report};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
@@ -818,7 +818,8 @@ fn onto_start(cx: Ctx, cur: &Mapping, rep: &Report, allowed: &[bool]) -> Option<
 /// objects), moves its objects to their best other used nodes by `Tables::cost`, and walks
 /// on the remaining used nodes until the mapping is sound (kept) or the walk gives up (the
 /// node is not tried again until a later success). Trades a small used node for a bigger
-/// unused one before a walk, and runs `stack` again before either, once per change; when every
+/// unused one before a walk (moving the small node's objects there whole when they all may
+/// use it, else as a removal), and runs `stack` again before either, once per change; when every
 /// used node failed, trades two of the emptiest for the unused node with the most CPUs the
 /// same way. Ends at `floor`
 /// nodes, when every attempt failed, or when `stop()` says so; the best sound mapping and its
@@ -864,12 +865,21 @@ pub fn squeeze(
         // The used node with the fewest CPUs (then modules) that a bigger unused node could
         // replace: the node count stays, the CPUs grow (so this ends), and single nodes are
         // tried again.
+        // Those whose objects may all use the big node first: they can move there whole.
+        let mut whole = vec![true; cluster.nodes.len()];
+        if let Some(u) = big {
+            for o in app.graph.node_indices() {
+                if !an.domain[o.index()].contains(&NodeId(u as u32)) {
+                    whole[cur.node_of(o).ix()] = false;
+                }
+            }
+        }
         let small = big.and_then(|u| {
             victims
                 .iter()
                 .copied()
                 .filter(|&v| !failed_up[v] && cluster.nodes[v].cpus < cluster.nodes[u].cpus)
-                .min_by_key(|&v| (cluster.nodes[v].cpus, modules[v], v))
+                .min_by_key(|&v| (cluster.nodes[v].cpus, !whole[v], modules[v], v))
         });
         // A single node out: of the first LOOKAHEAD victims not failed, the one whose objects
         // placed by `onto_start` leave the fewest errors (one check each), the first with none.
@@ -930,6 +940,26 @@ pub fn squeeze(
             break;
         } else if let (Some(v), Some(u)) = (small, big) {
             failed_up[v] = true;
+            // The whole node onto the big one first: one check, no walk.
+            if whole[v] {
+                let mut m = cur.clone();
+                let on_v: Vec<ObjectId> = app.graph.node_indices().filter(|&o| cur.node_of(o).ix() == v).collect();
+                for &o in &on_v {
+                    m.placement[o.index()] = Placement { node: NodeId(u as u32), cpu: None };
+                }
+                let bytes = edge_bytes(cx, Some(&rep));
+                for &o in &on_v {
+                    reroute(cx, &mut m, o, &bytes);
+                }
+                if checker.terse(&m).verdict == verify::Verdict::Sound {
+                    rep = checker.full(&m);
+                    cur = m;
+                    failed.iter_mut().for_each(|f| *f = false);
+                    failed_pairs.clear();
+                    restacked = false;
+                    continue;
+                }
+            }
             allowed[u] = true;
             vec![v]
         } else {
