@@ -819,11 +819,10 @@ fn onto_start(cx: Ctx, cur: &Mapping, rep: &Report, allowed: &[bool]) -> Option<
 /// on the remaining used nodes until the mapping is sound (kept) or the walk gives up (the
 /// node is not tried again until a later success). Trades a small used node for a bigger
 /// unused one before a walk (moving the small node's objects there whole when they all may
-/// use it, else as a removal), and runs `stack` again before either, once per change; when every
-/// used node failed, trades two of the emptiest for the unused node with the most CPUs the
-/// same way. Ends at `floor`
-/// nodes, when every attempt failed, or when `stop()` says so; the best sound mapping and its
-/// report.
+/// use it, else as a removal), and runs `stack` again before either, once per change; when
+/// every used node failed, trades two of the emptiest for the unused node with the most CPUs
+/// the same way. Ends at `floor` nodes, when every attempt failed, or when `stop()` says so;
+/// the best sound mapping and its report.
 pub fn squeeze(
     cx: Ctx,
     start: (Mapping, Report),
@@ -862,10 +861,10 @@ pub fn squeeze(
         let big = (0..cluster.nodes.len())
             .filter(|&n| !used[n])
             .max_by_key(|&n| (cluster.nodes[n].cpus, std::cmp::Reverse(n)));
-        // The used node with the fewest CPUs (then modules) that a bigger unused node could
-        // replace: the node count stays, the CPUs grow (so this ends), and single nodes are
-        // tried again.
-        // Those whose objects may all use the big node first: they can move there whole.
+        // The used node with the fewest CPUs that a bigger unused node could replace (those
+        // whose objects may all use the big node first: they move there whole; then the
+        // fewest modules): the node count stays, the CPUs grow (so this ends), and single
+        // nodes are tried again.
         let mut whole = vec![true; cluster.nodes.len()];
         if let Some(u) = big {
             for o in app.graph.node_indices() {
