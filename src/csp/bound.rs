@@ -669,7 +669,8 @@ fn stack_cap(classes: &[Class]) -> Option<(Vec<usize>, i64)> {
     Some((known, most))
 }
 
-/// A maximum flow (Dinic's algorithm) on a small graph.
+/// A maximum flow (Dinic's algorithm) on a small graph: the stacking cap's matching, and
+/// `separate`'s Hall sets (a minimum cut, from `reachable`).
 struct Flow {
     head: Vec<usize>,
     /// Per edge: head vertex, capacity left, next edge from the same tail (usize::MAX: none).
@@ -719,6 +720,23 @@ impl Flow {
                 total += f;
             }
         }
+    }
+    /// The vertices `s` reaches in the residual graph (after `max_flow`: a minimum cut's side).
+    fn reachable(&self, s: usize) -> Vec<bool> {
+        let mut seen = vec![false; self.head.len()];
+        seen[s] = true;
+        let mut stack = vec![s];
+        while let Some(u) = stack.pop() {
+            let mut e = self.head[u];
+            while e != usize::MAX {
+                if self.cap[e] > 0 && !seen[self.to[e]] {
+                    seen[self.to[e]] = true;
+                    stack.push(self.to[e]);
+                }
+                e = self.next[e];
+            }
+        }
+        seen
     }
     /// One augmenting path of the level graph, by depth-first search (recursion depth: the
     /// path's length, 3 edges here).
@@ -970,68 +988,38 @@ fn separate(r: &Rows, x: &[i32]) -> Vec<Row> {
         // Vertices: 0 source, 1..=n stacked classes, n+1..=2n hosts as firsts, 2n+1..=3n
         // hosts as stacked modules, 3n+1 sink.
         let (src, sink) = (0, 3 * n + 1);
-        let mut cap = vec![vec![0i64; 3 * n + 2]; 3 * n + 2];
+        let mut g = Flow::new(3 * n + 2);
         for i in 0..n {
-            cap[src][1 + i] = stacked[i];
-            cap[n + 1 + i][sink] = x[b.first[i]] as i64;
-            cap[2 * n + 1 + i][sink] = stacked[i];
+            g.edge(src, 1 + i, stacked[i]);
+            g.edge(n + 1 + i, sink, x[b.first[i]] as i64);
+            g.edge(2 * n + 1 + i, sink, stacked[i]);
             for a in 0..n {
                 if b.follows[i][a] >= 1 {
-                    cap[1 + i][n + 1 + a] = i64::MAX / 4;
+                    g.edge(1 + i, n + 1 + a, i64::MAX / 4);
                 }
                 if b.follows[i][a] >= 2 {
-                    cap[1 + i][2 * n + 1 + a] = i64::MAX / 4;
+                    g.edge(1 + i, 2 * n + 1 + a, i64::MAX / 4);
                 }
             }
         }
-        let mut flow = 0;
-        loop {
-            // Breadth-first augmenting path.
-            let mut prev = vec![usize::MAX; 3 * n + 2];
-            prev[src] = src;
-            let mut queue = std::collections::VecDeque::from([src]);
-            while let Some(u) = queue.pop_front() {
-                for v in 0..3 * n + 2 {
-                    if prev[v] == usize::MAX && cap[u][v] > 0 {
-                        prev[v] = u;
-                        queue.push_back(v);
-                    }
+        if g.max_flow(src, sink) < want {
+            // A minimum cut: B = the stacked classes the source still reaches.
+            let seen = g.reachable(src);
+            let members: Vec<usize> = (0..n).filter(|&i| seen[1 + i]).collect();
+            let mut coef: BTreeMap<usize, f64> = BTreeMap::new();
+            for a in 0..n {
+                let l = members.iter().map(|&i| b.follows[i][a]).max().unwrap_or(0);
+                match l {
+                    0 => {}
+                    1 => *coef.entry(b.first[a]).or_default() += 1.0,
+                    _ => *coef.entry(b.cnt[a]).or_default() += 1.0,
                 }
             }
-            if prev[sink] == usize::MAX {
-                // Residual reachability: B = reachable stacked classes.
-                if flow < want {
-                    let members: Vec<usize> = (0..n).filter(|&i| prev[1 + i] != usize::MAX).collect();
-                    let mut coef: BTreeMap<usize, f64> = BTreeMap::new();
-                    for a in 0..n {
-                        let l = members.iter().map(|&i| b.follows[i][a]).max().unwrap_or(0);
-                        match l {
-                            0 => {}
-                            1 => *coef.entry(b.first[a]).or_default() += 1.0,
-                            _ => *coef.entry(b.cnt[a]).or_default() += 1.0,
-                        }
-                    }
-                    for &i in &members {
-                        *coef.entry(b.cnt[i]).or_default() -= 1.0;
-                        *coef.entry(b.first[i]).or_default() += 1.0;
-                    }
-                    cuts.push((coef.into_iter().filter(|e| e.1 != 0.0).collect(), false, 0.0));
-                }
-                break;
+            for &i in &members {
+                *coef.entry(b.cnt[i]).or_default() -= 1.0;
+                *coef.entry(b.first[i]).or_default() += 1.0;
             }
-            let mut push = i64::MAX;
-            let mut v = sink;
-            while v != src {
-                push = push.min(cap[prev[v]][v]);
-                v = prev[v];
-            }
-            let mut v = sink;
-            while v != src {
-                cap[prev[v]][v] -= push;
-                cap[v][prev[v]] += push;
-                v = prev[v];
-            }
-            flow += push;
+            cuts.push((coef.into_iter().filter(|e| e.1 != 0.0).collect(), false, 0.0));
         }
     }
     cuts
