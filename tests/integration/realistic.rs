@@ -616,6 +616,44 @@ fn squeeze_empties_nodes_soundly() {
     }
 }
 
+/// `walk::squeeze` exchanges small nodes for a big one when no single node can go. s1..s4
+/// (100 ms, LD 0.9, no inputs) pace themselves, so each needs a CPU of its own (a second
+/// module on its CPU would slow it or be slowed). They start two on a and two on b (2 CPUs
+/// each); c (4 CPUs) is unused. Neither a nor b can go alone (the other has 2 CPUs for 4
+/// modules), so only an exchange reaches one node, the fewest any mapping uses: a trade (a
+/// out, c in, a's modules moved whole; then b's onto c) or a pair of nodes out at once. c is
+/// the only node with 4 CPUs. (Without either, the squeeze ends at two nodes.)
+#[test]
+fn squeeze_exchanges_small_nodes_for_a_big_one() {
+    let popts = Options::default();
+    let mut app = String::new();
+    for i in 1..=4 {
+        app += &format!("[[modules]]\nname = \"s{i}\"\ntexec = {{ fast = \"100 ms\" }}\nload = {{ fast = 0.9 }}\n");
+    }
+    let mut cluster = "[[networks]]\nname = \"eth\"\nbandwidth = \"1 GB/s\"\nlatency = \"0 ms\"\n".to_string();
+    for (name, cpus) in [("a", 2), ("b", 2), ("c", 4)] {
+        cluster +=
+            &format!("[[nodes]]\nnames = \"{name}\"\ncpus = {cpus}\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n");
+    }
+    let place = |on: [&str; 4]| (1..=4).map(|i| format!("s{i} = \"{}\"\n", on[i - 1])).collect::<String>();
+    let start = format!("[place]\n{}", place(["a", "a", "b", "b"]));
+    let (app, cluster, _, m, r) =
+        walked(&app, &cluster, &start, |cx, start| flowmap::solve::walk::squeeze(cx, start, 0, 1, &mut || false));
+    // Neither node alone can take the other's modules.
+    for keep in ["a", "b"] {
+        let text = format!("[place]\n{}", place([keep; 4]));
+        let m = parse::mapping_from_str(&text, "m.toml", &app, &cluster)
+            .unwrap()
+            .complete(&app, &cluster, "m.toml")
+            .unwrap();
+        assert_ne!(verify::check(&app, &cluster, &m, &popts).verdict, Verdict::Sound, "all on {keep}");
+    }
+    assert_eq!(r.verdict, Verdict::Sound);
+    assert_eq!(verify::check(&app, &cluster, &m, &popts).verdict, Verdict::Sound);
+    let c = cluster.nodes.iter().position(|n| n.name == "c").unwrap();
+    assert!(m.placement.iter().all(|p| p.node.ix() == c), "all on c: {:?}", m.placement);
+}
+
 /// `walk::onto` (the class bound's shape as a target): from a construction, onto the nodes the
 /// planted mapping uses, it gives a sound mapping on those nodes only (or gives up: then the
 /// planted node set is not reached, which the assertion allows only as None); onto a node set
@@ -752,6 +790,20 @@ fn analysis_costs_agree_with_the_descriptions() {
 /// `walk::stack` from the mapping `place` (sound, checked here) of `app` on `cluster` (TOML
 /// texts): the application, the start, and the mapping and report `stack` returns.
 fn stacked(app: &str, cluster: &str, place: &str) -> (flowmap::model::Application, Mapping, Mapping, verify::Report) {
+    let (app, _, start, m, r) =
+        walked(app, cluster, place, |cx, start| flowmap::solve::walk::stack(cx, start, &mut || false));
+    (app, start, m, r)
+}
+
+/// `walk` (a function of the walk module) from the mapping `place` (sound, checked here) of
+/// `app` on `cluster` (TOML texts): the application, the cluster, the start, and the mapping
+/// and report `walk` returns.
+fn walked(
+    app: &str,
+    cluster: &str,
+    place: &str,
+    walk: impl FnOnce(flowmap::solve::greedy::Ctx, (Mapping, verify::Report)) -> (Mapping, verify::Report),
+) -> (flowmap::model::Application, flowmap::model::Cluster, Mapping, Mapping, verify::Report) {
     let popts = Options::default();
     let app = parse::application_from_str(app, "app.toml", &[]).unwrap();
     let cluster = parse::cluster_from_str(cluster, "cluster.toml").unwrap();
@@ -769,8 +821,8 @@ fn stacked(app: &str, cluster: &str, place: &str) -> (flowmap::model::Applicatio
         filter_locality: true,
         deadline: None,
     };
-    let (m, r) = flowmap::solve::walk::stack(cx, (start.clone(), rep), &mut || false);
-    (app, start, m, r)
+    let (m, r) = walk(cx, (start.clone(), rep));
+    (app, cluster, start, m, r)
 }
 
 /// `walk::stack` stacks more than one module on a node, one per CPU: src1 and src2 (100 ms,
