@@ -16,6 +16,7 @@
 
 pub mod analysis;
 pub mod bound;
+mod flow;
 pub mod presolve;
 pub mod rows;
 pub mod units;

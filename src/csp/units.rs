@@ -16,6 +16,7 @@
 //! the search left 9 of 13 such instances undecided after 60 s.
 
 use super::analysis::{may_follow, Stack};
+use super::flow::Flow;
 use super::Analysis;
 use crate::model::{Application, Cluster, NodeId, ObjectId};
 use std::collections::BTreeMap;
@@ -209,39 +210,23 @@ fn shortfall(cluster: &Cluster, units: &[Unit], family: &[usize], type_of: &[usi
             k
         })
         .collect();
-    let adj: Vec<Vec<usize>> =
-        family.iter().map(|&f| units[f].domain.iter().filter_map(|n| nodes.binary_search(n).ok()).collect()).collect();
-    // Augmenting paths from each group (Ford–Fulkerson on the bipartite graph).
-    let mut held: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
-    let mut placed = 0usize;
-    for g in 0..family.len() {
-        let mut seen = vec![false; nodes.len()];
-        if augment(g, &adj, &cap, &mut held, &mut seen) {
-            placed += 1;
-        }
-    }
-    (placed < family.len()).then(|| family.len() - placed)
-}
-
-fn augment(g: usize, adj: &[Vec<usize>], cap: &[usize], held: &mut [Vec<usize>], seen: &mut [bool]) -> bool {
-    for &n in &adj[g] {
-        if seen[n] {
-            continue;
-        }
-        seen[n] = true;
-        if held[n].len() < cap[n] {
-            held[n].push(g);
-            return true;
-        }
-        for i in 0..held[n].len() {
-            let h = held[n][i];
-            if augment(h, adj, cap, held, seen) {
-                held[n][i] = g;
-                return true;
+    // A b-matching: source -> group (1) -> each node of its domain (1) -> sink (the node's
+    // groups).
+    let (src, sink) = (0, 1 + family.len() + nodes.len());
+    let mut g = Flow::new(sink + 1);
+    for (i, &f) in family.iter().enumerate() {
+        g.edge(src, 1 + i, 1);
+        for n in &units[f].domain {
+            if let Ok(j) = nodes.binary_search(n) {
+                g.edge(1 + i, 1 + family.len() + j, 1);
             }
         }
     }
-    false
+    for (j, &c) in cap.iter().enumerate() {
+        g.edge(1 + family.len() + j, sink, c as i64);
+    }
+    let placed = g.max_flow(src, sink) as usize;
+    (placed < family.len()).then(|| family.len() - placed)
 }
 
 /// Nodes with their CPUs: "n0006 (3 CPUs), n0007 (1 CPU)", or "24 nodes (n0006, ..., n0029)".
