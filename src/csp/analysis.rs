@@ -113,6 +113,9 @@ pub struct Stack {
     pub key7_hi: f64,
     pub pred: bool,
     pub comp: usize,
+    /// Bounds on T_exec x LD, which orders a configuration-1 node (eq 8, ascending).
+    pub w8_lo: f64,
+    pub w8_hi: f64,
     /// The paces (fastest input) it can have in a sound mapping, when one predecessor sets
     /// them (one per processor type of that predecessor's domain; `npaces` = 0: unknown), and
     /// its wait over that pace.
@@ -138,6 +141,8 @@ impl Stack {
             key7_lo: self.key7_lo.min(o.key7_lo),
             key7_hi: self.key7_hi.max(o.key7_hi),
             pred: self.pred && o.pred,
+            w8_lo: self.w8_lo.min(o.w8_lo),
+            w8_hi: self.w8_hi.max(o.w8_hi),
             comp: if self.comp == o.comp { self.comp } else { usize::MAX },
             ..if self.same_paces(&o) { self } else { Stack { npaces: 0, ..self } }
         }
@@ -647,6 +652,8 @@ impl Analysis {
             key7_hi,
             pred,
             comp,
+            w8_lo: texec * ld,
+            w8_hi: texec * ld,
             paces,
             npaces,
             wait_ratio,

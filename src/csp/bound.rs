@@ -25,6 +25,8 @@
 //!   before it in its node's order are first on theirs;
 //! - behind (`behind`): a stacked module has every CPU of its node taken by modules before it
 //!   in the order, whose keys reach its own.
+//! - ahead (`ahead`, on a node class of one node): a module comes first on its CPU only while
+//!   fewer than CPUs modules are placed before it in the node's order.
 //! - stacking cap (`stack_cap`, every tier): over the whole cluster, the modules that are not
 //!   first on their CPU are matched to distinct modules they may follow, so they are at most a
 //!   maximum matching between the module classes; the used nodes' CPUs hold the rest.
@@ -41,6 +43,10 @@
 //! rows grow linearly with the classes on a node class (posted set by set they grew with its
 //! square and did not fit at 1,000 modules).
 //!
+//! `node_bound` takes every node as a class of its own (for small clusters: one shape's
+//! nodes), so the ahead rows hold on every node, with twin nodes ordered (`twins`);
+//! `split_bound` solves that per case of a split on the pace roots' processor types.
+//!
 //! Solved twice: as a linear program (clarabel's interior point; its bound certified by weak
 //! duality on the dual solution, so it holds whatever the LP solver's accuracy), then exactly
 //! with pumpkin from there: each "no solution with at most j nodes" is a proof, so the bound is
@@ -48,7 +54,7 @@
 
 use super::flow::Flow;
 use super::{analysis::follow_key, analysis::may_follow, analysis::Stack, Analysis};
-use crate::model::{Application, Cluster, NodeId};
+use crate::model::{Application, Cluster, ModuleCosts, NodeId, ObjectId, ObjectKind, PerType};
 use pumpkin_solver::conflict_resolvers::resolvers::ResolutionResolver;
 use pumpkin_solver::core::results::{ProblemSolution, SatisfactionResult};
 use pumpkin_solver::core::termination::TerminationCondition;
@@ -132,11 +138,17 @@ type Setup = (Vec<Vec<NodeId>>, Vec<usize>, Vec<Class>);
 /// Node classes, per node class its nodes that are some module's only node (every sound
 /// mapping uses them: coarse classes lose which node a pinned module needs, this keeps their
 /// number), module classes; None when the budget ends.
-fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl TerminationCondition) -> Option<Setup> {
-    let (node_classes, classes) = match classes(app, cluster, an, true, stop) {
+fn setup(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    per_node: bool,
+    stop: &mut impl TerminationCondition,
+) -> Option<Setup> {
+    let (node_classes, classes) = match classes(app, cluster, an, true, per_node, stop) {
         Classes::Built(n, c) => (n, c),
         Classes::Stopped => return None,
-        Classes::TooMany => match classes(app, cluster, an, false, stop) {
+        Classes::TooMany => match classes(app, cluster, an, false, per_node, stop) {
             Classes::Built(n, c) => (n, c),
             _ => return None,
         },
@@ -158,7 +170,7 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
 /// not thread members, and the most of them that can share a CPU with one before them.
 #[doc(hidden)]
 pub fn stack_cap_of(app: &Application, cluster: &Cluster, an: &Analysis) -> Option<(i64, i64)> {
-    let (_, _, classes) = setup(app, cluster, an, &mut pumpkin_solver::core::termination::Indefinite)?;
+    let (_, _, classes) = setup(app, cluster, an, false, &mut pumpkin_solver::core::termination::Indefinite)?;
     let (known, most) = stack_cap(&classes)?;
     Some((known.iter().map(|&c| classes[c].size as i64).sum(), most))
 }
@@ -168,8 +180,8 @@ pub fn stack_cap_of(app: &Application, cluster: &Cluster, an: &Analysis) -> Opti
 /// duality like the class bound's. Not valid when CPUs are pinned by hand.
 #[doc(hidden)]
 pub fn loads_bound(app: &Application, cluster: &Cluster, an: &Analysis, budget: Duration) -> Option<i64> {
-    let (node_classes, forced, classes) = setup(app, cluster, an, &mut pumpkin_solver::core::termination::Indefinite)?;
-    let r = relaxation(cluster, &node_classes, &forced, &classes, Rowset::Loads)?;
+    let (node_classes, forced, classes) = setup(app, cluster, an, false, &mut pumpkin_solver::core::termination::Indefinite)?;
+    let r = relaxation(cluster, &node_classes, &forced, &classes, Rowset::Loads, false)?;
     ipm_bound(&r, budget).map(|b| b.0)
 }
 
@@ -193,12 +205,12 @@ pub fn class_bound(
     stop: &mut impl TerminationCondition,
 ) -> ClassBound {
     let unknown = ClassBound { nodes: from.max(0), complete: false, shape: Vec::new() };
-    let Some((node_classes, forced, classes)) = setup(app, cluster, an, stop) else { return unknown };
+    let Some((node_classes, forced, classes)) = setup(app, cluster, an, false, stop) else { return unknown };
     // Hall rows cost up to (classes on a node class)² terms: past the budget, loads only.
-    let (mut rows, full) = match relaxation(cluster, &node_classes, &forced, &classes, Rowset::Full) {
+    let (mut rows, full) = match relaxation(cluster, &node_classes, &forced, &classes, Rowset::Full, false) {
         Some(r) => (r, true),
         None => (
-            relaxation(cluster, &node_classes, &forced, &classes, Rowset::Loads)
+            relaxation(cluster, &node_classes, &forced, &classes, Rowset::Loads, false)
                 .expect("load rows are linear in the pairs"),
             false,
         ),
@@ -223,7 +235,7 @@ pub fn class_bound(
             if solved || rows.blocks.is_empty() || stop.should_stop() {
                 break;
             }
-            let Some(r) = relaxation(cluster, &node_classes, &forced, &classes, set) else { continue };
+            let Some(r) = relaxation(cluster, &node_classes, &forced, &classes, set, false) else { continue };
             if set == Rowset::Loads || fits(&r) {
                 if let Some((b, done)) = ipm_bound(&r, lp_budget) {
                     lo = lo.max(b);
@@ -265,6 +277,106 @@ pub fn class_bound(
     }
 }
 
+/// The class relaxation node by node (every node a class of its own), with the rows only
+/// that view allows (`twins`, `ahead`): its LP's bound on the nodes a sound mapping uses
+/// (certified by weak duality), for small clusters such as one shape's nodes; None when the
+/// relaxation's LP does not fit `budget`, or the budget ends. (Past `MAX_PAIRS` pairs the
+/// module classes are coarse; the nodes stay one per class.) Not valid when CPUs are pinned by hand (callers check).
+pub fn node_bound(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    budget: Duration,
+    stop: &mut impl TerminationCondition,
+) -> Option<i64> {
+    let (node_classes, forced, classes) = setup(app, cluster, an, true, stop)?;
+    let rows = relaxation(cluster, &node_classes, &forced, &classes, Rowset::Full, true)?;
+    if stop.should_stop() || 3.7 * (rows.terms as f64 / 81_000.0).powf(2.5) > budget.as_secs_f64() {
+        return None;
+    }
+    ipm_bound(&rows, budget).map(|b| b.0)
+}
+
+/// Most pace roots `split_bound` splits on, and most cases.
+const MAX_SPLIT: usize = 6;
+const MAX_CASES: usize = 64;
+
+/// `node_bound`, split on the processor types of the modules that set others' pace
+/// (`Analysis::pace_root`): a sound mapping puts each of them on one type, and is then a sound
+/// mapping of the application with that module's costs given on that type only (its domain
+/// shrinks to it), so the smallest of the cases' bounds is a bound. Fixing a root's type fixes
+/// the paces it sets (one value instead of one per type), which the stacking rows use. Splits
+/// on at most `MAX_SPLIT` roots (those pacing the most modules) whose domain has two types or
+/// more with different T_exec, at most `MAX_CASES` cases; a case whose analysis finds no
+/// domain counts as `cluster`'s nodes + 1. Stops at the first case whose bound is at most
+/// `beat` (and returns it). None when there is no root to split on, a case's LP does not fit
+/// `lp_budget`, or `stop` ends it. Not valid when CPUs are pinned by hand (callers check).
+pub fn split_bound(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    beat: i64,
+    lp_budget: Duration,
+    stop: &mut impl TerminationCondition,
+) -> Option<i64> {
+    let mut paced: BTreeMap<usize, usize> = BTreeMap::new();
+    for r in an.pace_root.iter().flatten() {
+        *paced.entry(r.0).or_default() += 1;
+    }
+    // Per root: how many it paces, its object, and its costs on each type it may take.
+    let mut roots: Vec<(usize, ObjectId, Vec<ModuleCosts>)> = Vec::new();
+    for (&r, &count) in &paced {
+        let o = an.modules[r];
+        let Some(costs) = app.object(o).costs() else { continue };
+        let mut types: Vec<(&str, f64, ModuleCosts)> = Vec::new();
+        for nd in &an.domain[o.index()] {
+            let t = cluster.node(*nd).processor.as_str();
+            let (Some(x), Some(l)) = (costs.texec.on(t), costs.load.on(t)) else { continue };
+            if types.iter().any(|e| e.0 == t) {
+                continue;
+            }
+            let one = |v: f64| PerType::ByType(BTreeMap::from([(t.to_string(), v)]));
+            types.push((t, x, ModuleCosts { texec: one(x), load: one(l) }));
+        }
+        if types.len() >= 2 && types.iter().any(|e| e.1 != types[0].1) {
+            roots.push((count, o, types.into_iter().map(|e| e.2).collect()));
+        }
+    }
+    roots.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    roots.truncate(MAX_SPLIT);
+    while roots.iter().map(|r| r.2.len()).product::<usize>() > MAX_CASES {
+        roots.pop();
+    }
+    if roots.is_empty() {
+        return None;
+    }
+    let cases: usize = roots.iter().map(|r| r.2.len()).product();
+    let mut variant = app.clone();
+    let mut lo = i64::MAX;
+    for case in 0..cases {
+        if stop.should_stop() {
+            return None;
+        }
+        let mut rest = case;
+        for (_, o, types) in &roots {
+            variant.graph[*o].kind = ObjectKind::Module(types[rest % types.len()].clone());
+            rest /= types.len();
+        }
+        let mut van = Analysis::new(&variant, cluster, None);
+        van.allocation = an.allocation;
+        let b = if van.problems.is_empty() {
+            node_bound(&variant, cluster, &van, lp_budget, stop)?
+        } else {
+            cluster.nodes.len() as i64 + 1
+        };
+        lo = lo.min(b);
+        if lo <= beat {
+            break;
+        }
+    }
+    Some(lo)
+}
+
 /// What `classes` built.
 enum Classes {
     Built(Vec<Vec<NodeId>>, Vec<Class>),
@@ -281,6 +393,7 @@ fn classes(
     cluster: &Cluster,
     an: &Analysis,
     fine: bool,
+    per_node: bool,
     stop: &mut impl TerminationCondition,
 ) -> Classes {
     let mut domains: BTreeMap<&[NodeId], usize> = BTreeMap::new();
@@ -297,11 +410,18 @@ fn classes(
             member[n.ix()][i] = true;
         }
     }
-    // Key: CPUs, processor type, networks, membership in each distinct domain.
-    type Key<'a> = (u32, &'a str, Vec<u32>, Vec<bool>);
+    // Key: CPUs, processor type, networks, membership in each distinct domain (and, node by
+    // node, the node: twins stay next to each other).
+    type Key<'a> = (u32, &'a str, Vec<u32>, Vec<bool>, usize);
     let mut node_class: BTreeMap<Key, Vec<NodeId>> = BTreeMap::new();
     for (i, n) in cluster.nodes.iter().enumerate() {
-        let key = (n.cpus, n.processor.as_str(), n.networks.iter().map(|k| k.0).collect(), member[i].clone());
+        let key = (
+            n.cpus,
+            n.processor.as_str(),
+            n.networks.iter().map(|k| k.0).collect(),
+            member[i].clone(),
+            if per_node { i } else { 0 },
+        );
         node_class.entry(key).or_default().push(NodeId(i as u32));
     }
     let node_classes: Vec<Vec<NodeId>> = node_class.into_values().collect();
@@ -373,6 +493,7 @@ fn relaxation(
     forced: &[usize],
     classes: &[Class],
     set: Rowset,
+    per_node: bool,
 ) -> Option<Rows> {
     let hall = set != Rowset::Loads;
     let mut r =
@@ -386,6 +507,9 @@ fn relaxation(
     }
     let cnt: Vec<BTreeMap<usize, usize>> =
         classes.iter().map(|c| c.on.keys().map(|&k| (k, r.var(0.0, c.size as f64))).collect()).collect();
+    if per_node {
+        twins(&mut r, cluster, node_classes, forced, classes, &cnt, &used);
+    }
     for (c, class) in classes.iter().enumerate() {
         r.eq(cnt[c].values().map(|&v| (v, 1.0)).collect(), class.size as f64);
         for (&k, &v) in &cnt[c] {
@@ -441,7 +565,11 @@ fn relaxation(
             first.insert(c, f);
         }
         r.ge(firsts, 0.0);
-        behind(&mut r, classes, k, cpus, &here, &cnt, &first);
+        let at = Node { classes, k, cpus, here: &here, cnt: &cnt, first: &first };
+        behind(&mut r, &at);
+        if ns.len() == 1 && set == Rowset::Full {
+            ahead(&mut r, &at);
+        }
         // Sets B of classes that may be stacked: by u (nested), by key (nested), and one at a
         // time; the hosts of a nested family grow with it, so each is built incrementally.
         // follows[b][a]: how a module of class b may sit right after one of class a on a CPU:
@@ -683,15 +811,8 @@ const BEHIND_MAX: f64 = 3.0;
 /// A_s a node can hold, the chord of max(0, x − c) over [0, M] gives, summed over the class's
 /// nodes, (M − c) Σ_{A_s} cnt ≥ M Σ_{B_s} (cnt − first), and Σ_{B_s} (cnt − first) = 0 when
 /// M ≤ c. One row per distinct threshold while M < `BEHIND_MAX` x c.
-fn behind(
-    r: &mut Rows,
-    classes: &[Class],
-    k: usize,
-    cpus: f64,
-    here: &[(usize, Stack)],
-    cnt: &[BTreeMap<usize, usize>],
-    first: &BTreeMap<usize, usize>,
-) {
+fn behind(r: &mut Rows, at: &Node) {
+    let Node { classes, k, cpus, here, cnt, first } = *at;
     let threads: Vec<usize> =
         classes.iter().enumerate().filter(|(_, c)| matches!(c.on.get(&k), Some((None, _)))).map(|(c, _)| c).collect();
     let thread_size: f64 = threads.iter().map(|&c| classes[c].size as f64).sum();
@@ -743,6 +864,102 @@ fn behind(
             *coef.entry(v).or_default() += a;
         }
         r.ge(coef.into_iter().filter(|e| e.1 != 0.0).collect(), 0.0);
+    }
+}
+
+/// What the per-node-class stacking rows (`behind`, `ahead`) see: the module classes, the
+/// node class k with its CPUs, the classes present there with their stacking parameters,
+/// and the count and first-on-CPU variables.
+#[derive(Clone, Copy)]
+struct Node<'a> {
+    classes: &'a [Class],
+    k: usize,
+    cpus: f64,
+    here: &'a [(usize, Stack)],
+    cnt: &'a [BTreeMap<usize, usize>],
+    first: &'a BTreeMap<usize, usize>,
+}
+
+/// Symmetry of the node-by-node relaxation: two nodes with the same CPUs, processor type and
+/// networks, that every module class may use alike (same stacking parameters and loads) and
+/// that are alike some module's only node, are interchangeable in the relaxation (its rows
+/// see a node only through those), so any solution can be permuted to hold non-increasing
+/// (modules, use) down a run of such twins: the rows post that order.
+fn twins(
+    r: &mut Rows,
+    cluster: &Cluster,
+    node_classes: &[Vec<NodeId>],
+    forced: &[usize],
+    classes: &[Class],
+    cnt: &[BTreeMap<usize, usize>],
+    used: &[usize],
+) {
+    for k in 1..node_classes.len() {
+        let (a, b) = (&node_classes[k - 1], &node_classes[k]);
+        let (na, nb) = (cluster.node(a[0]), cluster.node(b[0]));
+        let twin = a.len() == 1
+            && b.len() == 1
+            && forced[k - 1] == forced[k]
+            && na.cpus == nb.cpus
+            && na.processor == nb.processor
+            && na.networks == nb.networks
+            && classes.iter().all(|c| c.on.get(&(k - 1)) == c.on.get(&k));
+        if !twin {
+            continue;
+        }
+        // Σ modules on the first >= Σ on the second, and the first in use if the second is.
+        // (Sorting the twins by (modules, use), decreasing, gives both: a node holding a
+        // module is in use.)
+        let mut t = Vec::new();
+        for cn in cnt {
+            if let (Some(&x), Some(&y)) = (cn.get(&(k - 1)), cn.get(&k)) {
+                t.push((x, 1.0));
+                t.push((y, -1.0));
+            }
+        }
+        if !t.is_empty() {
+            r.ge(t, 0.0);
+        }
+        r.ge(vec![(used[k - 1], 1.0), (used[k], -1.0)], 0.0);
+    }
+}
+
+/// The "ahead" rows of a node (node by node only; c CPUs). In the first round the modules of
+/// a node take, in the node's order, each the least-loaded CPU (`perf::alloc`): while some CPU
+/// is idle, a module that is no thread member takes an idle one and, with LD > 0, loads it;
+/// once c such modules are placed, no CPU is idle and a later module is not first on its
+/// CPU. So if a module of class b (LD > 0, no thread) is first on its CPU, the modules
+/// surely before every module of b (classes `a` with LD > 0 and no thread, whose key is
+/// above b's largest) and the b-modules first on their CPUs before it number fewer than c:
+/// with δ_b = [first_b >= 1] (first_b <= size_b δ_b),
+/// Σ_a cnt_a + first_b <= c + M (1 − δ_b), M = Σ_a size_a (the row is void below c).
+/// "Surely before": a larger eq-6/7 key (decreasing order); where the node could be in
+/// configuration 1 (neither a predecessor, one synchronous component), also a smaller
+/// T_exec x LD (eq 8, ascending). Strict, with tolerances: ties go by declaration order.
+fn ahead(r: &mut Rows, at: &Node) {
+    let Node { classes, k, cpus, here, cnt, first } = *at;
+    for &(b, pb) in here {
+        if pb.ld <= 0.0 {
+            continue;
+        }
+        let surely = |pa: Stack| {
+            let eq8 = !pa.pred && !pb.pred && (pa.comp == pb.comp || pa.comp == usize::MAX || pb.comp == usize::MAX);
+            let by7 = pa.key7_lo > pb.key7_hi * (1.0 + 1e-6) + 1e-9;
+            by7 && (!eq8 || pa.w8_hi < pb.w8_lo * (1.0 - 1e-6) - 1e-12)
+        };
+        let before: Vec<usize> =
+            here.iter().filter(|&&(a, pa)| a != b && pa.ld > 0.0 && surely(pa)).map(|&(a, _)| a).collect();
+        let most: f64 = before.iter().map(|&a| classes[a].size as f64).sum();
+        if most < cpus {
+            continue;
+        }
+        let size = classes[b].size as f64;
+        let d = r.var(0.0, 1.0);
+        r.ge(vec![(d, size), (first[&b], -1.0)], 0.0);
+        let mut t: Vec<(usize, f64)> = before.iter().map(|&a| (cnt[a][&k], -1.0)).collect();
+        t.push((first[&b], -1.0));
+        t.push((d, -most));
+        r.ge(t, -cpus - most);
     }
 }
 

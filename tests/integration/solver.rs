@@ -882,6 +882,7 @@ proptest! {
             // The loads-only tier (what the class bound falls back to at 3,000 modules).
             let l = flowmap::csp::bound::loads_bound(&app, &cluster, &an, std::time::Duration::from_secs(5));
             prop_assert!(l.is_none_or(|l| l <= min), "loads tier {:?} above the minimum {}\n{}\n{}", l, min, t.app, t.cluster);
+            node_bounds_hold(&app, &cluster, &an, min).map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
         }
     }
 }
@@ -914,6 +915,28 @@ fn stacked_modules(
         }
     }
     per_cpu.values().map(|c| c - 1).sum()
+}
+
+/// The node-by-node relaxation's bound (`bound::node_bound`), alone and split on the pace
+/// roots' processor types (`bound::split_bound`, every case), is at most `min`, the
+/// brute-force minimum.
+fn node_bounds_hold(
+    app: &Application,
+    cluster: &Cluster,
+    an: &flowmap::csp::Analysis,
+    min: i64,
+) -> Result<(), String> {
+    let forever = &mut pumpkin_solver::core::termination::Indefinite;
+    let five = std::time::Duration::from_secs(5);
+    let b = flowmap::csp::bound::node_bound(app, cluster, an, five, forever);
+    if b.is_some_and(|b| b > min) {
+        return Err(format!("node-by-node bound {b:?} above the minimum {min}"));
+    }
+    let b = flowmap::csp::bound::split_bound(app, cluster, an, i64::MIN, five, forever);
+    if b.is_some_and(|b| b > min) {
+        return Err(format!("split node-by-node bound {b:?} above the minimum {min}"));
+    }
+    Ok(())
 }
 
 /// One fast network for the hand-made clusters below.
@@ -1204,6 +1227,7 @@ proptest! {
         if let Some(min) = brute_force_min_nodes(&app, &cluster) {
             let b = class_bound_of(&app, &cluster, &an, false);
             prop_assert!(b.nodes <= min, "class bound {} above the minimum {}", b.nodes, min);
+            node_bounds_hold(&app, &cluster, &an, min).map_err(TestCaseError::fail)?;
         }
     }
 }
