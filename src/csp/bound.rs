@@ -308,17 +308,18 @@ const MAX_CASES: usize = 64;
 /// the paces it sets (one value instead of one per type), which the stacking rows use. Splits
 /// on at most `MAX_SPLIT` roots (those pacing the most modules) whose domain has two types or
 /// more with different T_exec, at most `MAX_CASES` cases; a case whose analysis finds no
-/// domain counts as `cluster`'s nodes + 1. Stops at the first case whose bound is at most
-/// `beat` (and returns it). None when there is no root to split on, a case's LP does not fit
+/// domain counts as `cluster`'s nodes + 1. Stops once `enough` cases have a bound at most
+/// `keep` (see `Split`). None when there is no root to split on, a case's LP does not fit
 /// `lp_budget`, or `stop` ends it. Not valid when CPUs are pinned by hand (callers check).
 pub fn split_bound(
     app: &Application,
     cluster: &Cluster,
     an: &Analysis,
-    beat: i64,
+    keep: i64,
+    enough: usize,
     lp_budget: Duration,
     stop: &mut impl TerminationCondition,
-) -> Option<i64> {
+) -> Option<Split> {
     let mut paced: BTreeMap<usize, usize> = BTreeMap::new();
     for r in an.pace_root.iter().flatten() {
         *paced.entry(r.0).or_default() += 1;
@@ -352,16 +353,18 @@ pub fn split_bound(
     }
     let cases: usize = roots.iter().map(|r| r.2.len()).product();
     let mut variant = app.clone();
-    let mut lo = i64::MAX;
+    let mut out = Split { bound: i64::MAX, alive: Vec::new() };
     for case in 0..cases {
         if stop.should_stop() {
             return None;
         }
         let mut rest = case;
+        let mut this: Case = Vec::new();
         for (_, o, types) in &roots {
-            variant.graph[*o].kind = ObjectKind::Module(types[rest % types.len()].clone());
+            this.push((*o, types[rest % types.len()].clone()));
             rest /= types.len();
         }
+        apply_case(&mut variant, &this);
         let mut van = Analysis::new(&variant, cluster, None);
         van.allocation = an.allocation;
         let b = if van.problems.is_empty() {
@@ -369,12 +372,36 @@ pub fn split_bound(
         } else {
             cluster.nodes.len() as i64 + 1
         };
-        lo = lo.min(b);
-        if lo <= beat {
-            break;
+        out.bound = out.bound.min(b);
+        if b <= keep {
+            out.alive.push(this);
+            if out.alive.len() >= enough {
+                break;
+            }
         }
     }
-    Some(lo)
+    Some(out)
+}
+
+/// One case of `split_bound`: pace roots with their costs on one processor type.
+pub type Case = Vec<(ObjectId, ModuleCosts)>;
+
+/// What `split_bound` found: the smallest bound of the cases it solved (a bound on the
+/// nodes of any sound mapping when it solved them all, i.e. `alive` is shorter than asked),
+/// and the cases whose bound is at most `keep`, in order.
+#[derive(Clone, Debug)]
+pub struct Split {
+    pub bound: i64,
+    pub alive: Vec<Case>,
+}
+
+/// The application of one case: its roots' costs given on their case's type only (so their
+/// domains shrink to it). A mapping sound there is sound for `app` (the same costs where
+/// the roots are).
+pub fn apply_case(app: &mut Application, case: &Case) {
+    for (o, costs) in case {
+        app.graph[*o].kind = ObjectKind::Module(costs.clone());
+    }
 }
 
 /// What `classes` built.

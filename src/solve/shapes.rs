@@ -23,7 +23,7 @@
 //! in 2 s on its 13 nodes, where the squeeze over the 32 nodes stayed at 14 for 60 s.
 
 use super::{greedy, nodes_used, walk, Outcome, SolveOptions, Status};
-use crate::csp::Analysis;
+use crate::csp::{bound::Case, Analysis};
 use crate::model::{Application, Cluster, Mapping, NodeId, Placement};
 
 use crate::verify::{self, Report, Verdict};
@@ -39,6 +39,9 @@ const MAX_SLICE: Duration = Duration::from_secs(20);
 const LP_SLICE: Duration = Duration::from_secs(1);
 /// The split on pace roots' processor types (`split_refuted`), per shape at most.
 const SPLIT_SLICE: Duration = Duration::from_secs(10);
+/// Open cases of the split kept per shape, for the search, and in all for `case_squeeze`.
+const ALIVE_KEPT: usize = 2;
+const POOL_MAX: usize = 8;
 
 /// What the search by shape did.
 #[derive(Clone, Debug, Default)]
@@ -60,6 +63,9 @@ pub(super) struct Found {
 struct Pending {
     size: i64,
     nodes: Vec<NodeId>,
+    /// The cases of the split on pace roots' types that the node-by-node LP leaves open
+    /// (from round 1; at most `ALIVE_KEPT`).
+    cases: Vec<Case>,
 }
 
 /// Searches shapes of `bound` .. (the incumbent's nodes − 1) nodes until `end` or `stop()`.
@@ -97,15 +103,39 @@ pub(super) fn search(
         listed.insert(size, shapes.len() <= MAX_SHAPES);
         for counts in shapes.into_iter().take(MAX_SHAPES) {
             let nodes = classes.iter().zip(&counts).flat_map(|(ns, &c)| ns.iter().copied().take(c)).collect();
-            pending.push(Pending { size, nodes });
+            pending.push(Pending { size, nodes, cases: Vec::new() });
         }
     }
     let mut slice = FIRST_SLICE;
     let mut best_k = best;
     let mut round = 0u64;
+    // The open cases of the split at the smallest size with open shapes (from round 1).
+    let mut pool: Vec<Case> = Vec::new();
+    let mut pending_size: Option<i64> = None;
     while !pending.is_empty() {
         let mut next = Vec::new();
-        for p in pending {
+        // From round 2, the squeeze on the whole cluster with each open case's roots on their
+        // types (realistic 100/32 s1: 13 nodes in 4.7 s with one case's roots so fixed, where
+        // the squeeze without stayed at 14 for 60 s), each with this round's time per shape.
+        if round >= 2 {
+            for (i, case) in pool.iter().enumerate() {
+                let now = Instant::now();
+                if stop() || end.is_some_and(|e| now >= e) {
+                    break;
+                }
+                let budget = end.map_or(slice, |e| slice.min(e.saturating_duration_since(now)));
+                let seed = opts.build.seed.wrapping_add(round * 1_000 + i as u64);
+                let floor = out.bound.max(pending.iter().map(|p| p.size).min().unwrap_or(best_k));
+                if let Some((m, r)) = case_squeeze(cx, case, floor, budget, seed, stop) {
+                    let k = nodes_used(&m);
+                    if k < best_k {
+                        best_k = k;
+                        out.best = Some((m, r, k));
+                    }
+                }
+            }
+        }
+        for mut p in pending {
             if p.size >= best_k {
                 continue;
             }
@@ -123,9 +153,25 @@ pub(super) fn search(
             }
             // The costlier refutation once, for the shapes round 0 left open.
             let split_end = end.map_or(now + SPLIT_SLICE, |e| e.min(now + SPLIT_SLICE));
-            if round == 1 && split_refuted(app, &sub, opts, split_end) {
-                out.stats.refuted += 1;
-                continue;
+            if round == 1 {
+                match split_cases(app, &sub, opts, split_end) {
+                    Err(()) => {
+                        out.stats.refuted += 1;
+                        continue;
+                    }
+                    Ok(cases) => {
+                        // The pool takes the cases of the smallest size that has any.
+                        if pool.is_empty() || pending_size == Some(p.size) {
+                            pending_size = Some(p.size);
+                            for c in &cases {
+                                if pool.len() < POOL_MAX && !pool.contains(c) {
+                                    pool.push(c.clone());
+                                }
+                            }
+                        }
+                        p.cases = cases;
+                    }
+                }
             }
             let budget = end.map_or(slice, |e| slice.min(e.saturating_duration_since(now)));
             // Each round another seed: the walks' luck differs (realistic 100/32 s1's 13-node
@@ -137,6 +183,22 @@ pub(super) fn search(
             // undecided after 120 s each), while the walk finds mappings.
             let answer = if round == 0 {
                 on_nodes(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, budget, seed)
+            } else if round % 2 == 0 && !p.cases.is_empty() {
+                // The feasibility pipeline on one open case of the split (its roots on one
+                // type each), the cases in turn: realistic 100/32 s1's 13 nodes were found so,
+                // never in 600 s without (see `split_cases`).
+                let mut variant = app.clone();
+                crate::csp::bound::apply_case(&mut variant, &p.cases[(round as usize / 2 - 1) % p.cases.len()]);
+                let q = Question { app: &variant, cluster, sub: &sub, nodes: &p.nodes, opts };
+                on_nodes(&q, budget, seed).and_then(|a| match a {
+                    // Sound there is sound here (the same costs where the roots are): checked.
+                    Ok((m, _)) => {
+                        let rep = verify::check(app, cluster, &m, &opts.perf);
+                        (rep.verdict == Verdict::Sound).then_some(Ok((m, rep)))
+                    }
+                    // One case refuted is not the shape refuted.
+                    Err(()) => None,
+                })
             } else if round % 2 == 1 {
                 // From the incumbent, its objects off the shape moved onto it.
                 let mut allowed = vec![false; cluster.nodes.len()];
@@ -304,6 +366,53 @@ fn walk_on(
     None
 }
 
+/// A sound mapping of at most `floor`.. nodes, by the squeeze (`walk::stack`, `walk::squeeze`)
+/// on the whole cluster for the application with `case`'s roots on their types, from its
+/// first sound construction (a brief walk repairs one that is not), within `budget`;
+/// checked against the application itself.
+fn case_squeeze(
+    cx: greedy::Ctx,
+    case: &Case,
+    floor: i64,
+    budget: Duration,
+    seed: u64,
+    stop: &mut dyn FnMut() -> bool,
+) -> Option<(Mapping, Report)> {
+    let greedy::Ctx { app, cluster, popts, .. } = cx;
+    let end = Instant::now() + budget;
+    let mut variant = app.clone();
+    crate::csp::bound::apply_case(&mut variant, case);
+    let mut van = Analysis::new(&variant, cluster, None);
+    van.allocation = cx.an.allocation;
+    if !van.problems.is_empty() {
+        return None;
+    }
+    let vcx = greedy::Ctx { app: &variant, an: &van, fix: None, deadline: Some(end), ..cx };
+    let mut halt = || stop() || Instant::now() >= end;
+    let mut start = None;
+    for (i, st) in greedy::MIN_STRATEGIES.into_iter().enumerate() {
+        if halt() {
+            return None;
+        }
+        if let Some(m) = greedy::construct(vcx, st) {
+            let r = verify::check(&variant, cluster, &m, popts);
+            if r.verdict == Verdict::Sound {
+                start = Some((m, r));
+                break;
+            }
+        }
+        let first = greedy::construct_forced(vcx, st);
+        if let Some(s) = walk::repair(vcx, first, seed.wrapping_add(i as u64), usize::MAX, false, &mut halt) {
+            start = Some(s);
+            break;
+        }
+    }
+    let from = walk::stack(vcx, start?, &mut halt);
+    let (m, _) = walk::squeeze(vcx, from, floor, seed, &mut halt);
+    let rep = verify::check(app, cluster, &m, popts);
+    (rep.verdict == Verdict::Sound).then_some((m, rep))
+}
+
 /// One shape's question: feasibility on `sub`, the cluster of only `nodes` of `cluster`.
 #[derive(Clone, Copy)]
 struct Question<'a> {
@@ -350,13 +459,14 @@ fn refuted(app: &Application, sub: &Cluster, opts: &SolveOptions, end: Option<In
         || crate::csp::bound::node_bound(app, sub, &an, budget, &mut stop).is_some_and(|b| b > n)
 }
 
-/// Whether the node-by-node relaxation, split on the pace roots' processor types
-/// (`bound::split_bound`), refutes `sub`; false when undecided by `end`.
-fn split_refuted(app: &Application, sub: &Cluster, opts: &SolveOptions, end: Instant) -> bool {
+/// The node-by-node relaxation split on the pace roots' processor types
+/// (`bound::split_bound`) on `sub`: Err when it refutes every case, else the first
+/// `ALIVE_KEPT` cases it leaves open (none when there is nothing to split or `end` comes).
+fn split_cases(app: &Application, sub: &Cluster, opts: &SolveOptions, end: Instant) -> Result<Vec<Case>, ()> {
     let mut an = Analysis::new(app, sub, None);
     an.allocation = opts.perf.allocation;
     if !an.problems.is_empty() {
-        return true;
+        return Err(());
     }
     let mut stop = super::Stop {
         budget: Some(pumpkin_solver::core::termination::TimeBudget::starting_now(
@@ -366,7 +476,11 @@ fn split_refuted(app: &Application, sub: &Cluster, opts: &SolveOptions, end: Ins
         done: None,
     };
     let n = sub.nodes.len() as i64;
-    crate::csp::bound::split_bound(app, sub, &an, n, LP_SLICE, &mut stop).is_some_and(|b| b > n)
+    match crate::csp::bound::split_bound(app, sub, &an, n, ALIVE_KEPT, LP_SLICE, &mut stop) {
+        Some(s) if s.alive.is_empty() => Err(()),
+        Some(s) => Ok(s.alive),
+        None => Ok(Vec::new()),
+    }
 }
 
 /// Feasibility on `sub` (the cluster of only `nodes`): Some(Ok) with a mapping sound on the

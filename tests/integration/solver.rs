@@ -932,7 +932,7 @@ fn node_bounds_hold(
     if b.is_some_and(|b| b > min) {
         return Err(format!("node-by-node bound {b:?} above the minimum {min}"));
     }
-    let b = flowmap::csp::bound::split_bound(app, cluster, an, i64::MIN, five, forever);
+    let b = flowmap::csp::bound::split_bound(app, cluster, an, i64::MAX, usize::MAX, five, forever).map(|s| s.bound);
     if b.is_some_and(|b| b > min) {
         return Err(format!("split node-by-node bound {b:?} above the minimum {min}"));
     }
@@ -1358,4 +1358,38 @@ fn units_refute_groups_that_no_node_set_can_hold() {
     let reasons = units_refutation(&app, &cluster);
     assert!(reasons.len() == 1 && reasons[0].contains("no node they may all use has 2 CPUs"), "{reasons:?}");
     assert!(brute_force(&app, &cluster).is_empty());
+}
+
+/// The split on a pace root's processor type (`bound::split_bound`) reaches the minimum where
+/// the node-by-node relaxation alone does not. p (fast 100 ms on x, slow 200 ms on z, one CPU
+/// each) paces m0 (40 ms, LD 0.95) -> m1 (40 ms, LD 0.8) and m0 -> m2 (60 ms, LD 0.95), which
+/// may use y0 (2 CPUs) and y1 (1 CPU). By hand, case fast: at the pace 100 ms a module keeps
+/// up behind another only if T_exec / 100 ms <= 1 − LD of the one before, and 0.4 > 0.2, so
+/// the three need three CPUs, y0 and y1: 3 nodes with p's. Case slow (pace 200 ms): brute
+/// force says 3 too. Unsplit, each module's pace may be either, and the relaxation finds 2.
+#[test]
+fn split_bound_reaches_the_minimum_the_unsplit_relaxation_misses() {
+    let app = "[[modules]]\nname = \"p\"\ntexec = { fast = \"100 ms\", slow = \"200 ms\" }\nload = 0.5\nallowed_nodes = [\"x\", \"z\"]\n\
+        [[modules]]\nname = \"m0\"\ntexec = \"40 ms\"\nload = 0.95\nallowed_nodes = [\"y0\", \"y1\"]\n\
+        [[modules]]\nname = \"m1\"\ntexec = \"40 ms\"\nload = 0.8\nallowed_nodes = [\"y0\", \"y1\"]\n\
+        [[modules]]\nname = \"m2\"\ntexec = \"60 ms\"\nload = 0.95\nallowed_nodes = [\"y0\", \"y1\"]\n\
+        [[connections]]\nfrom = \"p\"\nto = \"m0\"\nvolume = \"1 B\"\n\
+        [[connections]]\nfrom = \"m0\"\nto = \"m1\"\nvolume = \"1 B\"\n\
+        [[connections]]\nfrom = \"m0\"\nto = \"m2\"\nvolume = \"1 B\"\n";
+    let node = |n: &str, cpus: u32, t: &str| format!("[[nodes]]\nnames = \"{n}\"\ncpus = {cpus}\nprocessor = \"{t}\"\nnetworks = [\"eth\"]\n");
+    let cluster = ETH.to_string() + &node("x", 1, "fast") + &node("z", 1, "slow") + &node("y0", 2, "fast") + &node("y1", 1, "fast");
+    let app = parse::application_from_str(app, "app.toml", &[]).unwrap();
+    let cluster = parse::cluster_from_str(&cluster, "cluster.toml").unwrap();
+    assert_eq!(brute_force_min_nodes(&app, &cluster), Some(3), "brute force");
+    let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+    let forever = &mut pumpkin_solver::core::termination::Indefinite;
+    let five = std::time::Duration::from_secs(5);
+    let unsplit = flowmap::csp::bound::node_bound(&app, &cluster, &an, five, forever).unwrap();
+    let split = flowmap::csp::bound::split_bound(&app, &cluster, &an, i64::MAX, usize::MAX, five, forever).unwrap();
+    assert_eq!(split.bound, 3, "split bound");
+    assert_eq!(split.alive.len(), 2, "both cases kept (keep = any bound)");
+    assert!(unsplit < split.bound, "unsplit {unsplit}: the split adds nothing here");
+    // Asked to keep the cases that 2 nodes could hold, it keeps none: refuted.
+    let two = flowmap::csp::bound::split_bound(&app, &cluster, &an, 2, usize::MAX, five, forever).unwrap();
+    assert!(two.alive.is_empty());
 }
