@@ -180,7 +180,8 @@ pub fn stack_cap_of(app: &Application, cluster: &Cluster, an: &Analysis) -> Opti
 /// duality like the class bound's. Not valid when CPUs are pinned by hand.
 #[doc(hidden)]
 pub fn loads_bound(app: &Application, cluster: &Cluster, an: &Analysis, budget: Duration) -> Option<i64> {
-    let (node_classes, forced, classes) = setup(app, cluster, an, false, &mut pumpkin_solver::core::termination::Indefinite)?;
+    let (node_classes, forced, classes) =
+        setup(app, cluster, an, false, &mut pumpkin_solver::core::termination::Indefinite)?;
     let r = relaxation(cluster, &node_classes, &forced, &classes, Rowset::Loads, false)?;
     ipm_bound(&r, budget).map(|b| b.0)
 }

@@ -920,12 +920,7 @@ fn stacked_modules(
 /// The node-by-node relaxation's bound (`bound::node_bound`), alone and split on the pace
 /// roots' processor types (`bound::split_bound`, every case), is at most `min`, the
 /// brute-force minimum.
-fn node_bounds_hold(
-    app: &Application,
-    cluster: &Cluster,
-    an: &flowmap::csp::Analysis,
-    min: i64,
-) -> Result<(), String> {
+fn node_bounds_hold(app: &Application, cluster: &Cluster, an: &flowmap::csp::Analysis, min: i64) -> Result<(), String> {
     let forever = &mut pumpkin_solver::core::termination::Indefinite;
     let five = std::time::Duration::from_secs(5);
     let b = flowmap::csp::bound::node_bound(app, cluster, an, five, forever);
@@ -1376,8 +1371,14 @@ fn split_bound_reaches_the_minimum_the_unsplit_relaxation_misses() {
         [[connections]]\nfrom = \"p\"\nto = \"m0\"\nvolume = \"1 B\"\n\
         [[connections]]\nfrom = \"m0\"\nto = \"m1\"\nvolume = \"1 B\"\n\
         [[connections]]\nfrom = \"m0\"\nto = \"m2\"\nvolume = \"1 B\"\n";
-    let node = |n: &str, cpus: u32, t: &str| format!("[[nodes]]\nnames = \"{n}\"\ncpus = {cpus}\nprocessor = \"{t}\"\nnetworks = [\"eth\"]\n");
-    let cluster = ETH.to_string() + &node("x", 1, "fast") + &node("z", 1, "slow") + &node("y0", 2, "fast") + &node("y1", 1, "fast");
+    let node = |n: &str, cpus: u32, t: &str| {
+        format!("[[nodes]]\nnames = \"{n}\"\ncpus = {cpus}\nprocessor = \"{t}\"\nnetworks = [\"eth\"]\n")
+    };
+    let cluster = ETH.to_string()
+        + &node("x", 1, "fast")
+        + &node("z", 1, "slow")
+        + &node("y0", 2, "fast")
+        + &node("y1", 1, "fast");
     let app = parse::application_from_str(app, "app.toml", &[]).unwrap();
     let cluster = parse::cluster_from_str(&cluster, "cluster.toml").unwrap();
     assert_eq!(brute_force_min_nodes(&app, &cluster), Some(3), "brute force");
