@@ -309,9 +309,8 @@ const MAX_CASES: usize = 64;
 /// the paces it sets (one value instead of one per type), which the stacking rows use. Splits
 /// on at most `MAX_SPLIT` roots (those pacing the most modules) whose domain has two types or
 /// more with different T_exec, at most `MAX_CASES` cases; a case whose analysis finds no
-/// domain counts as `cluster`'s nodes + 1. Depth first over the roots (`Dfs`): a partial case
-/// whose bound exceeds `keep` cuts the cases below it. Stops once `enough` cases have a bound
-/// at most `keep` (see `Split`). None when there is no root to split on, a case's LP does not fit
+/// domain counts as `cluster`'s nodes + 1. Stops once `enough` cases have a bound at most
+/// `keep` (see `Split`). None when there is no root to split on, a case's LP does not fit
 /// `lp_budget`, or `stop` ends it. Not valid when CPUs are pinned by hand (callers check).
 pub fn split_bound(
     app: &Application,
@@ -353,74 +352,36 @@ pub fn split_bound(
     if roots.is_empty() {
         return None;
     }
-    // Levels from the root that paces the fewest: the open cases come in the order where the
-    // root pacing the most changes fastest, so the first two kept differ there (the pool of
-    // `solve::shapes` gains from that variety: realistic 100/32 s1's 13 nodes came from such a
-    // second case, and not in 60 s with the levels the other way round).
-    roots.reverse();
+    let cases: usize = roots.iter().map(|r| r.2.len()).product();
+    let mut variant = app.clone();
     let mut out = Split { bound: i64::MAX, alive: Vec::new() };
-    let mut dfs = Dfs { app, cluster, an, roots: &roots, keep, enough, lp_budget, variant: app.clone(), out: &mut out };
-    dfs.walk(&mut Vec::new(), stop)?;
-    Some(out)
-}
-
-/// The split's search: depth first over the roots' types, one root more per level. A partial
-/// case (the first roots fixed) is a relaxation of every case below it (a mapping sound in a
-/// case is sound with fewer roots fixed), so a partial case whose bound exceeds `keep` cuts
-/// every case below, and its bound bounds theirs. The level 0 (no root fixed) is the
-/// caller's unsplit bound and is not solved again.
-struct Dfs<'a> {
-    app: &'a Application,
-    cluster: &'a Cluster,
-    an: &'a Analysis,
-    roots: &'a [(usize, ObjectId, Vec<ModuleCosts>)],
-    keep: i64,
-    enough: usize,
-    lp_budget: Duration,
-    variant: Application,
-    out: &'a mut Split,
-}
-
-impl Dfs<'_> {
-    /// Explores below `case` (its roots fixed); None when the budget ends or an LP does not fit.
-    fn walk(&mut self, case: &mut Case, stop: &mut impl TerminationCondition) -> Option<()> {
-        let depth = case.len();
-        if depth > 0 {
-            if stop.should_stop() {
-                return None;
-            }
-            // The variant: the fixed roots' costs on their type, the others as in `app`.
-            for (_, o, _) in self.roots {
-                self.variant.graph[*o].kind = self.app.graph[*o].kind.clone();
-            }
-            apply_case(&mut self.variant, case);
-            let mut van = Analysis::new(&self.variant, self.cluster, None);
-            van.allocation = self.an.allocation;
-            let b = if van.problems.is_empty() {
-                node_bound(&self.variant, self.cluster, &van, self.lp_budget, stop)?
-            } else {
-                self.cluster.nodes.len() as i64 + 1
-            };
-            if b > self.keep || depth == self.roots.len() {
-                self.out.bound = self.out.bound.min(b);
-                if b <= self.keep {
-                    self.out.alive.push(case.clone());
-                }
-                return Some(());
-            }
+    for case in 0..cases {
+        if stop.should_stop() {
+            return None;
         }
-        let (_, o, types) = &self.roots[depth];
-        for t in types {
-            if self.out.alive.len() >= self.enough {
+        let mut rest = case;
+        let mut this: Case = Vec::new();
+        for (_, o, types) in &roots {
+            this.push((*o, types[rest % types.len()].clone()));
+            rest /= types.len();
+        }
+        apply_case(&mut variant, &this);
+        let mut van = Analysis::new(&variant, cluster, None);
+        van.allocation = an.allocation;
+        let b = if van.problems.is_empty() {
+            node_bound(&variant, cluster, &van, lp_budget, stop)?
+        } else {
+            cluster.nodes.len() as i64 + 1
+        };
+        out.bound = out.bound.min(b);
+        if b <= keep {
+            out.alive.push(this);
+            if out.alive.len() >= enough {
                 break;
             }
-            case.push((*o, t.clone()));
-            let r = self.walk(case, stop);
-            case.pop();
-            r?;
         }
-        Some(())
     }
+    Some(out)
 }
 
 /// One case of `split_bound`: pace roots with their costs on one processor type.
