@@ -43,7 +43,8 @@ const LP_SLICE: Duration = Duration::from_secs(1);
 const SPLIT_SLICE: Duration = Duration::from_secs(10);
 /// Open cases of the split kept per shape, for the search, and in all for `case_squeeze`.
 /// Four, not two: with dominated shapes left out, fewer shapes stay open to fill the pool
-/// (hard 100/32 s3: 25/24 after 60 s with two, 24 proven optimal in 24 s with four).
+/// (hard 100/32 s3: 25/24 after 60 s in two runs with two; with four, 24 proven optimal in
+/// 24 s in one run of three, 25/24 in the others: its 24 is luck either way).
 const ALIVE_KEPT: usize = 4;
 const POOL_MAX: usize = 8;
 
