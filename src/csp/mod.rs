@@ -161,6 +161,8 @@ pub struct Model {
     stop: Option<Arc<AtomicBool>>,
     /// Literal that is always true.
     yes: Literal,
+    /// Cardinality nogoods posted so far (`add_nogood_cut`), so that none is posted twice.
+    cuts_seen: std::collections::BTreeSet<(Vec<Lit>, usize, Vec<Lit>)>,
 }
 
 /// Most pace levels the traffic pass gives one object's messages (`Model::pace_levels`).
@@ -302,6 +304,7 @@ impl Model {
             deadline: opts.deadline,
             stop: opts.stop.clone(),
             yes,
+            cuts_seen: Default::default(),
         };
         if let Some(s) = scope {
             // Nodes of fixed objects next to free ones carry changing traffic only: their CPU
@@ -916,11 +919,14 @@ impl Model {
     }
 
     /// The first allocation round for a module paced by its inputs (not in a cycle): it keeps up
-    /// only if the CPU it gets has a free share >= u = T_exec / (fastest input pace). Once CPUs(n)
-    /// threads precede it, every CPU carries at least the load LD of its first thread, so if all
-    /// the modules before it are heavier than 1 - u, at most CPUs(n) - 1 of them may precede it.
-    /// Any other module that might come first (lighter, in a cycle, or of uncertain order)
-    /// switches the constraint off (big-M), which keeps it a relaxation. Skipped as `first_round`.
+    /// only if the CPU it gets has a free share >= u = T_exec / (fastest input pace). A module
+    /// placed takes the least-loaded CPU and leaves it loaded at least its own LD, and loads
+    /// never fall; so while some CPU could still keep the module up, the least-loaded one
+    /// can, and a module heavier than 1 - u placed before it turns that CPU into one that
+    /// cannot. After CPUs(n) heavy modules no CPU can, whatever else (lighter, in a cycle, of
+    /// uncertain order) came between: at most CPUs(n) - 1 heavy modules surely before it.
+    /// (Until 2026-11 any module that might come first switched the row off, as if the
+    /// argument needed every earlier module heavy; it does not.) Skipped as `first_round`.
     fn keep_up(&mut self, app: &Application, cluster: &Cluster, an: &Analysis, max_terms: usize) {
         if self.dec.pinned_cpu.iter().any(|p| p.is_some()) {
             return;
@@ -1256,6 +1262,46 @@ impl Model {
             out.push(f);
         }
         self.solver.add_constraint(clause(out, tag)).post();
+    }
+
+    /// Adds "at most `at_most` of `lits` hold, unless one of `unless` does", as one linear row
+    /// over literals: Σ lits + M·Σ ¬unless <= at_most + M·|unless| with M = |lits| − at_most.
+    /// Literals about impossible values are false, those about certain ones true.
+    pub fn add_nogood_cut(&mut self, lits: &[Lit], at_most: usize, unless: &[Lit], family: &'static str, what: String) {
+        if !self.cuts_seen.insert((lits.to_vec(), at_most, unless.to_vec())) {
+            return;
+        }
+        let mut esc = Vec::new();
+        for &l in unless {
+            match self.literal(l) {
+                Ok(x) => esc.push(x),
+                Err(false) => {}
+                Err(true) => return,
+            }
+        }
+        let mut xs = Vec::new();
+        let mut k = at_most as i64;
+        for &l in lits {
+            match self.literal(l) {
+                Ok(x) => xs.push(x),
+                Err(false) => {}
+                Err(true) => k -= 1,
+            }
+        }
+        if k < 0 {
+            let c: Vec<Lit> = unless.to_vec();
+            return self.add_nogood_clause(&c, family, what);
+        }
+        if xs.len() as i64 <= k {
+            return;
+        }
+        let m = xs.len() as i64 - k;
+        let tag = self.tag(family, what);
+        let mut w = vec![1i32; xs.len()];
+        w.extend(std::iter::repeat_n(m as i32, esc.len()));
+        let rhs = (k + m * esc.len() as i64) as i32;
+        xs.extend(esc.iter().map(|&e| !e));
+        self.solver.add_constraint(boolean_less_than_or_equals(w, xs, rhs, tag)).post();
     }
 
     /// Literals that pin down a complete mapping (its negation is the most specific nogood).

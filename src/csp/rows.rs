@@ -196,21 +196,18 @@ pub fn keep_up_rows(
             let cpus = cluster.node(n).cpus as i32;
             let (klo, khi, texec, _) = keys.at(mi, n);
             let u_lo = texec / in_min_hi;
-            let (mut heavy, mut light) = (Vec::new(), Vec::new());
+            let mut heavy = Vec::new();
             for (j, &jo) in an.modules.iter().enumerate() {
                 if j == mi || !keys.member[jo.index()][n.ix()] {
                     continue;
                 }
                 let (lo, hi, _, ld) = keys.at(j, n);
                 let surely_before = lo > khi || (lo == hi && klo == khi && lo == klo && jo < mo);
-                let maybe_before =
-                    hi > klo || (hi == klo && jo < mo) || an.cycle_of[j].is_some() || !(lo == hi && klo == khi);
                 if surely_before && an.cycle_of[j].is_none() && ld > 1.0 - u_lo {
                     heavy.push(jo);
-                } else if maybe_before {
-                    light.push(jo);
                 }
             }
+            let light = Vec::new();
             if (heavy.len() as i32) < cpus {
                 continue;
             }

@@ -1172,8 +1172,12 @@ fn reject(
     r: &Report,
     stats: &mut Stats,
 ) {
-    let derived = nogood::derive(app, cluster, an, candidate, r);
+    let (derived, cuts) = nogood::derive_with_cuts(app, cluster, an, candidate, r);
     debug_assert!(derived.iter().all(|(c, _)| nogood::falsified_by(app, cluster, c, candidate)));
+    stats.general_nogoods += cuts.len();
+    for cut in cuts {
+        model.add_nogood_cut(&cut.lits, cut.at_most, &cut.unless, "verifier", cut.what);
+    }
     // Progress is guaranteed only if some nogood excludes this very candidate.
     if !derived.iter().any(|(c, _)| nogood::falsified_by(app, cluster, c, candidate)) {
         let c: Vec<Lit> = model.assignment(candidate).into_iter().map(negate).collect();

@@ -43,18 +43,40 @@ pub fn derive(
     mapping: &Mapping,
     report: &Report,
 ) -> Vec<(Vec<Lit>, String)> {
+    derive_with_cuts(app, cluster, an, mapping, report).0
+}
+
+/// "At most `at_most` of `lits` hold, unless one of `unless` does": a nogood over many
+/// candidates at once (`keep_up_cut`).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Cut {
+    pub lits: Vec<Lit>,
+    pub at_most: usize,
+    pub unless: Vec<Lit>,
+    pub what: String,
+}
+
+/// `derive`, and the cardinality nogoods (`keep_up_cut`) the candidate teaches.
+pub fn derive_with_cuts(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    mapping: &Mapping,
+    report: &Report,
+) -> (Vec<(Vec<Lit>, String)>, Vec<Cut>) {
     let mut out = Vec::new();
+    let mut cuts = Vec::new();
     let Some(p) = &report.prediction else {
-        return out;
+        return (out, cuts);
     };
     let cx = Context { app, cluster, an, mapping };
     let pinned = mapping.placement.iter().any(|x| x.cpu.is_some());
     if !pinned {
-        first_round(&cx, p, &mut out);
+        first_round(&cx, p, &mut out, &mut cuts);
     }
     contention(&cx, p, &mut out);
     latency(&cx, p, &mut out);
-    out
+    (out, cuts)
 }
 
 struct Context<'a> {
@@ -166,7 +188,7 @@ fn loads_after(lds: &[f64], cpus: usize) -> Vec<f64> {
 /// "m on n and Q on n, with the speeds that order them unchanged" is unsound. Q is shrunk to
 /// a minimal such subsequence. When m got a whole CPU and still cannot keep up, its own T_exec
 /// against its inputs' pace is the reason and no other module is named.
-fn first_round(cx: &Context, p: &Prediction, out: &mut Vec<(Vec<Lit>, String)>) {
+fn first_round(cx: &Context, p: &Prediction, out: &mut Vec<(Vec<Lit>, String)>, cuts: &mut Vec<Cut>) {
     let Context { app, cluster, an, .. } = *cx;
     if !an.literal() {
         return; // the load argument below is the published allocation's
@@ -217,6 +239,7 @@ fn first_round(cx: &Context, p: &Prediction, out: &mut Vec<(Vec<Lit>, String)>) 
                 out.push((c, format!("{} cannot keep up on {}", app.object(mo).name, cluster.node(n).name)));
                 break;
             }
+            cuts.extend(keep_up_cuts(cx, p, n, mi, &fails_with));
             // Modules before m in eq 7's order. A node holding m and Q is never in configuration
             // 1 when they include a predecessor or span two synchronous components (more
             // modules cannot change that), so eq 7's order is the only one to consider there;
@@ -281,6 +304,125 @@ fn first_round(cx: &Context, p: &Prediction, out: &mut Vec<(Vec<Lit>, String)>) 
             break;
         }
     }
+}
+
+/// The heavy-modules argument behind the keep-up family, for the candidate's paces. Module m
+/// fails on node n (it got no idle CPU, and the share a CPU of load L leaves it, 1 − L, is too
+/// small once L >= LD_j for the modules j called heavy). The first round gives each module the
+/// least-loaded CPU and raises its load from L to L + (1 − L)·LD_j >= LD_j; loads never fall.
+/// So while some CPU is still good for m (load below what m can stand), the least-loaded one
+/// is, and a heavy module placed before m makes it bad: with CPUs(n) heavy modules before m in
+/// the order, every CPU is bad when m's turn comes, whatever else shares the node. Heavy and
+/// "before m" are decided with the keys (eq 6–8) the modules would have on n at the
+/// candidate's paces, so the cut holds unless m leaves n or a pace ancestor of these modules
+/// runs at another speed: "at most CPUs(n) − 1 of them on n". It covers every choice of
+/// CPUs(n) modules among them, where the clause from `first_round` excludes one.
+fn keep_up_cuts(cx: &Context, p: &Prediction, n: NodeId, mi: usize, fails_with: &dyn Fn(f64) -> bool) -> Vec<Cut> {
+    let Context { app, cluster, an, .. } = *cx;
+    if an.cycle_of[mi].is_some() {
+        return Vec::new();
+    }
+    let cpus = cluster.node(n).cpus as usize;
+    let sg = &an.sync_lo;
+    // Key (eq 6–7) and eq 8's weight of module j if it ran on n, at the candidate's paces.
+    let at_n = |j: usize| {
+        let (texec, ld) = an.costs(app, cluster, j, n);
+        let key = if p.sync_inputs[j].is_empty() {
+            texec * (1.0 - ld)
+        } else {
+            p.sync_inputs[j].iter().map(|x| x.ratio * p.modules[x.source].tit_sync).fold(texec, f64::max) - texec * ld
+        };
+        (key, texec * ld, ld)
+    };
+    let (km, wm, _) = at_n(mi);
+    // Per module j that may share n and would be heavy there: whether it comes before m on n
+    // at any paces (`Analysis::key7`'s lower bound), at the candidate's paces, and the
+    // ancestors its key depends on (None: a cycle among them).
+    struct Cand {
+        j: usize,
+        always: bool,
+        here: bool,
+        anc: Option<Vec<usize>>,
+    }
+    let mut cands: Vec<Cand> = Vec::new();
+    for j in 0..an.modules.len() {
+        if j == mi || an.cycle_of[j].is_some() {
+            continue;
+        }
+        let (kj, wj, ld) = at_n(j);
+        if !fails_with((1.0 - ld).max(0.0)) {
+            continue;
+        }
+        // A node holding j and m is in configuration 1 only if both are of one synchronous
+        // component and neither is a predecessor; then eq 8's order must put j first too.
+        let may_eq8 = !sg.is_predecessor(mi) && !sg.is_predecessor(j) && sg.component[j] == sg.component[mi];
+        if may_eq8 && !(wj < wm || (wj == wm && j < mi)) {
+            continue;
+        }
+        let before = |k: f64| k > km || (k == km && j < mi);
+        let always = before(an.key7(app, cluster, j, n).0);
+        let here = before(kj);
+        if !always && !here {
+            continue;
+        }
+        let anc = if always { None } else { cx.pace_ancestors(p.sync_inputs[j].iter().map(|x| x.source)) };
+        cands.push(Cand { j, always, here, anc });
+    }
+    // The ancestors of the modules the candidate puts before m on n only at its paces: the cut
+    // holds while none of them runs faster (slower ones only raise those modules' keys).
+    let mut fixed: Vec<usize> = Vec::new();
+    for c in &cands {
+        if !c.always && c.here && p.modules[c.j].node == n {
+            if let Some(a) = &c.anc {
+                fixed.extend(a.iter().copied());
+            }
+        }
+    }
+    fixed.sort_unstable();
+    fixed.dedup();
+    let heavy: Vec<usize> = cands
+        .iter()
+        .filter(|c| {
+            c.always || (c.here && c.anc.as_ref().is_some_and(|a| a.iter().all(|x| fixed.binary_search(x).is_ok())))
+        })
+        .map(|c| c.j)
+        .collect();
+    // m's key and what it can stand depend on its own ancestors: only slower ones raise them.
+    let Some(anc) = cx.pace_ancestors(std::iter::once(mi)) else { return Vec::new() };
+    let anc: Vec<usize> = anc.into_iter().filter(|&j| j != mi).collect();
+    let fixed: Vec<usize> = fixed.into_iter().filter(|&a| a != mi).collect();
+    let mut escape = cx.speed_escape(&anc, true, false);
+    escape.extend(cx.speed_escape(&fixed, false, true));
+    // Keys, loads and m's needs depend on n only through its processor type and CPUs: the
+    // same argument holds on every such node of m's domain.
+    let node = cluster.node(n);
+    let mo = an.modules[mi];
+    an.domain[mo.index()]
+        .iter()
+        .filter(|&&n2| cluster.node(n2).processor == node.processor && cluster.node(n2).cpus == node.cpus)
+        .filter_map(|&n2| {
+            let lits: Vec<Lit> = heavy
+                .iter()
+                .filter(|&&j| an.domain[an.modules[j].index()].contains(&n2))
+                .map(|&j| Lit::Place(an.modules[j], n2, true))
+                .collect();
+            if lits.len() < cpus {
+                return None;
+            }
+            let mut unless = vec![Lit::Place(mo, n2, false)];
+            unless.extend(escape.iter().copied());
+            unless.sort();
+            unless.dedup();
+            let what = format!(
+                "{} on {} after {} of {} modules",
+                app.object(mo).name,
+                cluster.node(n2).name,
+                cpus,
+                lits.len()
+            );
+            Some(Cut { lits, at_most: cpus - 1, unless, what })
+        })
+        .collect()
 }
 
 fn contention(cx: &Context, p: &Prediction, out: &mut Vec<(Vec<Lit>, String)>) {
