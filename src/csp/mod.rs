@@ -1245,17 +1245,24 @@ impl Model {
         }
     }
 
-    /// Adds the clause "at least one of these literals holds". Literals about impossible values
-    /// are false (dropped when positive; a negative one makes the clause trivially true).
-    pub fn add_nogood_clause(&mut self, lits: &[Lit], family: &'static str, what: String) {
+    /// The solver literals of a disjunction, those about impossible values dropped; None when
+    /// one of them is certain (the disjunction holds).
+    fn clause_literals(&self, lits: &[Lit]) -> Option<Vec<Literal>> {
         let mut out = Vec::new();
         for &l in lits {
             match self.literal(l) {
                 Ok(x) => out.push(x),
                 Err(false) => {}
-                Err(true) => return,
+                Err(true) => return None,
             }
         }
+        Some(out)
+    }
+
+    /// Adds the clause "at least one of these literals holds". Literals about impossible values
+    /// are false (dropped when positive; a negative one makes the clause trivially true).
+    pub fn add_nogood_clause(&mut self, lits: &[Lit], family: &'static str, what: String) {
+        let Some(mut out) = self.clause_literals(lits) else { return };
         let tag = self.tag(family, what);
         if out.is_empty() {
             let f = self.solver.get_false_literal();
@@ -1271,14 +1278,7 @@ impl Model {
         if !self.cuts_seen.insert((lits.to_vec(), at_most, unless.to_vec())) {
             return;
         }
-        let mut esc = Vec::new();
-        for &l in unless {
-            match self.literal(l) {
-                Ok(x) => esc.push(x),
-                Err(false) => {}
-                Err(true) => return,
-            }
-        }
+        let Some(esc) = self.clause_literals(unless) else { return };
         let mut xs = Vec::new();
         let mut k = at_most as i64;
         for &l in lits {
