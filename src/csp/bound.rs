@@ -52,6 +52,8 @@
 //! with pumpkin from there: each "no solution with at most j nodes" is a proof, so the bound is
 //! the smallest j not refuted, even when the budget ends first.
 
+mod patterns;
+
 use super::flow::Flow;
 use super::{analysis::follow_key, analysis::may_follow, analysis::Stack, Analysis};
 use crate::model::{Application, Cluster, ModuleCosts, NodeId, ObjectId, ObjectKind, PerType};
@@ -90,6 +92,8 @@ struct Class {
     /// its instances there (None: a thread member) and the smallest load lower bound.
     on: BTreeMap<usize, (Option<Stack>, f64)>,
     size: i32,
+    /// Its modules (indices into `Analysis::modules`).
+    members: Vec<usize>,
 }
 
 /// The relaxation as rows: `Σ a x >= b` or `Σ a x = b` over variables 0 <= x <= upper.
@@ -298,6 +302,22 @@ pub fn node_bound(
     ipm_bound(&rows, budget).map(|b| b.0)
 }
 
+/// The pattern bound (`patterns`: column generation over the sets of modules a node can hold,
+/// decided by simulating the allocation), when every key is one value (the cases of
+/// `split_bound`); None when out of scope or not certified within `budget`.
+pub fn pattern_bound(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    budget: Duration,
+    stop: &mut impl TerminationCondition,
+) -> Option<i64> {
+    patterns::bound(app, cluster, an, i64::MAX, budget, stop)
+}
+
+/// The pattern bound per case of `split_bound`, at most.
+const PATTERN_BUDGET: Duration = Duration::from_secs(3);
+
 /// Most pace roots `split_bound` splits on, and most cases.
 const MAX_SPLIT: usize = 6;
 const MAX_CASES: usize = 64;
@@ -368,11 +388,16 @@ pub fn split_bound(
         apply_case(&mut variant, &this);
         let mut van = Analysis::new(&variant, cluster, None);
         van.allocation = an.allocation;
-        let b = if van.problems.is_empty() {
+        let mut b = if van.problems.is_empty() {
             node_bound(&variant, cluster, &van, lp_budget, stop)?
         } else {
             cluster.nodes.len() as i64 + 1
         };
+        if b <= keep {
+            if let Some(p) = patterns::bound(&variant, cluster, &van, keep, PATTERN_BUDGET, stop) {
+                b = b.max(p);
+            }
+        }
         out.bound = out.bound.min(b);
         if b <= keep {
             out.alive.push(this);
@@ -472,8 +497,9 @@ fn classes(
             continue;
         }
         let key = (app.object(o).group.0, if fine { domains[d.as_slice()] } else { 0 });
-        let c = out.entry(key).or_insert_with(|| Class { on: BTreeMap::new(), size: 0 });
+        let c = out.entry(key).or_insert_with(|| Class { on: BTreeMap::new(), size: 0, members: Vec::new() });
         c.size += 1;
+        c.members.push(mi);
         let before = c.on.len();
         // Costs and keys depend on the node only through its processor type, which a class
         // shares: one node per class is enough.
@@ -996,6 +1022,12 @@ fn ahead(r: &mut Rows, at: &Node) {
 /// variable's upper bound: for every feasible x,
 /// c·x >= wᵀAx − Σ_j max(0, (Aᵀw)_j − c_j) u_j >= b·w − Σ_j max(0, ...) u_j.
 fn certify(r: &Rows, w: &[f64]) -> Option<i64> {
+    let bound = dual_bound(r, w);
+    bound.is_finite().then(|| bound.ceil().max(0.0) as i64)
+}
+
+/// `certify`'s bound before rounding up (floating-point error already taken off).
+fn dual_bound(r: &Rows, w: &[f64]) -> f64 {
     let w: Vec<f64> = r.rows.iter().zip(w).map(|((_, eq, _), &v)| if *eq { v } else { v.max(0.0) }).collect();
     let mut at = vec![0.0f64; r.cost.len()];
     // Magnitude of what was summed: floating-point error stays below 1e-9 of it (sums of at
@@ -1015,8 +1047,7 @@ fn certify(r: &Rows, w: &[f64]) -> Option<i64> {
             bound -= excess * u;
         }
     }
-    let bound = bound - 1e-9 * size - 1e-6;
-    bound.is_finite().then(|| bound.ceil().max(0.0) as i64)
+    bound - 1e-9 * size - 1e-6
 }
 
 /// The same bound from an interior-point solve of the primal (clarabel): every row negated
@@ -1024,6 +1055,13 @@ fn certify(r: &Rows, w: &[f64]) -> Option<i64> {
 /// vector z is the rows' multipliers w, which `certify` turns into a proven bound whatever the
 /// solver's accuracy or status.
 fn ipm_bound(r: &Rows, budget: Duration) -> Option<(i64, bool)> {
+    let (w, solved) = ipm_duals(r, budget)?;
+    certify(r, &w).map(|b| (b, solved))
+}
+
+/// The rows' multipliers from an interior-point solve (see `ipm_bound`), and whether the
+/// solver reports the LP solved.
+fn ipm_duals(r: &Rows, budget: Duration) -> Option<(Vec<f64>, bool)> {
     use clarabel::algebra::CscMatrix;
     use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
     let n = r.cost.len();
@@ -1076,7 +1114,7 @@ fn ipm_bound(r: &Rows, budget: Duration) -> Option<(i64, bool)> {
         w[i] = z[pos];
     }
     let solved = matches!(solver.solution.status, SolverStatus::Solved | SolverStatus::AlmostSolved);
-    certify(r, &w).map(|b| (b, solved))
+    Some((w, solved))
 }
 
 /// Whether the relaxation has a solution with at most `at_most` nodes used (None: unknown).

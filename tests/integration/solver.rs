@@ -959,9 +959,32 @@ fn node_bounds_hold(app: &Application, cluster: &Cluster, an: &flowmap::csp::Ana
     if b.is_some_and(|b| b > min) {
         return Err(format!("node-by-node bound {b:?} above the minimum {min}"));
     }
-    let b = flowmap::csp::bound::split_bound(app, cluster, an, i64::MAX, usize::MAX, five, forever).map(|s| s.bound);
+    let split = flowmap::csp::bound::split_bound(app, cluster, an, i64::MAX, usize::MAX, five, forever);
+    let b = split.as_ref().map(|s| s.bound);
     if b.is_some_and(|b| b > min) {
         return Err(format!("split node-by-node bound {b:?} above the minimum {min}"));
+    }
+    // The pattern bound on each case (every case is alive with no threshold): a sound mapping
+    // is sound in the case of its roots' types, so the smallest case bound is at most `min`.
+    if let Some(split) = split {
+        let mut smallest = i64::MAX;
+        for case in &split.alive {
+            let mut variant = app.clone();
+            flowmap::csp::bound::apply_case(&mut variant, case);
+            let van = flowmap::csp::Analysis::new(&variant, cluster, None);
+            if !van.problems.is_empty() {
+                continue;
+            }
+            let p = flowmap::csp::bound::pattern_bound(&variant, cluster, &van, five, forever);
+            smallest = smallest.min(p.unwrap_or(0));
+        }
+        if smallest != i64::MAX && smallest > min {
+            return Err(format!("pattern bound {smallest} (smallest over the split's cases) above the minimum {min}"));
+        }
+    }
+    let p = flowmap::csp::bound::pattern_bound(app, cluster, an, five, forever);
+    if p.is_some_and(|p| p > min) {
+        return Err(format!("pattern bound {p:?} above the minimum {min}"));
     }
     Ok(())
 }
@@ -1026,6 +1049,64 @@ processor = "slow"
 networks = ["eth"]
 "#;
     bound_matches_brute_force(PACES_APP, &cluster, 3);
+}
+
+/// The pattern bound orders a configuration-1 node by eq 8. p (a predecessor, 100 ms, LD 0.6)
+/// feeds b (60 ms, LD 0.3, paced at 100 ms), which feeds a (100 ms, LD 0.5) through a 2:1
+/// gather (paced at 200 ms); 1-CPU nodes. By hand: eq-7 keys a 200 − 50 = 150 and b 100 − 18
+/// = 82, so by keys a comes first and b, behind LD 0.5, runs at 60 / 0.5 = 120 ms > 100 ms;
+/// but a node holding only a and b is in configuration 1 (one component, no predecessor),
+/// ordered by ascending T_exec x LD: b (18) first, then a at 100 / 0.7 = 143 ms <= 200 ms.
+/// p (key 100 − 60 = 40, last on any node it shares) needs an idle CPU, so it is alone: 2
+/// nodes, and the LP is exactly 2 (duals 1 for p, 1/2 for a and b). Without eq 8's order the
+/// pattern bound would be 3.
+#[test]
+fn pattern_bound_orders_a_configuration_one_node_by_eq_8() {
+    let app = r#"
+[[modules]]
+name = "p"
+texec = "100 ms"
+load = 0.6
+[[modules]]
+name = "b"
+texec = "60 ms"
+load = 0.3
+[[modules]]
+name = "a"
+texec = "100 ms"
+load = 0.5
+[[filters]]
+name = "g"
+kind = "gather"
+ratio = 2
+[[connections]]
+from = "p"
+to = "b"
+kind = "fifo"
+volume = "1 B"
+[[connections]]
+from = "b"
+to = "g"
+volume = "1 B"
+[[connections]]
+from = "g"
+to = "a"
+volume = "1 B"
+"#;
+    let cluster =
+        ETH.to_string() + "[[nodes]]\nnames = \"n0..n2\"\ncpus = 1\nprocessor = \"cpu\"\nnetworks = [\"eth\"]\n";
+    let app = parse::application_from_str(app, "app.toml", &[]).unwrap();
+    let cluster = parse::cluster_from_str(&cluster, "cluster.toml").unwrap();
+    assert_eq!(brute_force_min_nodes(&app, &cluster), Some(2), "brute force");
+    let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+    let b = flowmap::csp::bound::pattern_bound(
+        &app,
+        &cluster,
+        &an,
+        std::time::Duration::from_secs(5),
+        &mut pumpkin_solver::core::termination::Indefinite,
+    );
+    assert_eq!(b, Some(2));
 }
 
 /// The loads-only tier of the class bound keeps one stacking row: a module no other may follow
