@@ -121,7 +121,15 @@ pub(super) fn bound(
         }
     }
     let nodes = cluster.nodes.len() as f64;
-    let cpus: Vec<usize> = node_classes.iter().map(|ns| cluster.node(ns[0]).cpus as usize).collect();
+    // CPUs beyond the modules a node could hold stay idle (every module finds an idle one
+    // first), so the simulation needs at most that many: the same allocation, bounded work.
+    let cpus: Vec<usize> = node_classes
+        .iter()
+        .zip(&items)
+        .map(|(ns, its)| {
+            (cluster.node(ns[0]).cpus as usize).min(its.iter().map(|i| i.size as usize).sum::<usize>().max(1))
+        })
+        .collect();
     let caps: Vec<f64> = node_classes.iter().map(|ns| ns.len() as f64).collect();
     let sizes: Vec<f64> = classes.iter().map(|c| c.size as f64).collect();
     // Orders: eq 7's for every set, and eq 8's per synchronous component (no predecessor).
@@ -356,7 +364,7 @@ struct Search<'a> {
 impl Search<'_> {
     fn run(&mut self, j: usize, loads: &[f64], val: f64) {
         self.nodes += 1;
-        if self.nodes > self.limit || (self.nodes.is_multiple_of(4096) && Instant::now() >= self.end) {
+        if self.nodes > self.limit || (self.nodes.is_multiple_of(256) && Instant::now() >= self.end) {
             self.complete = false;
             return;
         }
