@@ -53,6 +53,7 @@
 //! the smallest j not refuted, even when the budget ends first.
 
 mod patterns;
+pub use patterns::Packing;
 
 use super::flow::Flow;
 use super::{analysis::follow_key, analysis::may_follow, analysis::Stack, Analysis};
@@ -315,8 +316,26 @@ pub fn pattern_bound(
     patterns::bound(app, cluster, an, i64::MAX, budget, stop)
 }
 
+/// Whether the modules can be packed onto the nodes of `cluster` so that every node's set
+/// passes the allocation's simulation (`patterns::pack`, the integer side of the pattern
+/// bound): Refuted proves that no sound mapping uses only these nodes.
+pub fn pack(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    budget: Duration,
+    stop: &mut impl TerminationCondition,
+) -> Packing {
+    patterns::pack(app, cluster, an, PACK_NODES, budget, stop)
+}
+
 /// The pattern bound per case of `split_bound`, at most.
 const PATTERN_BUDGET: Duration = Duration::from_secs(3);
+/// The packing search per case of `split_bound`, at most: search nodes of the brief one
+/// every open case gets, of the one after the pattern bound, and time of either.
+const PACK_QUICK: u64 = 30_000;
+const PACK_NODES: u64 = 20_000_000;
+const PACK_BUDGET: Duration = Duration::from_secs(3);
 
 /// Most pace roots `split_bound` splits on, and most cases.
 const MAX_SPLIT: usize = 6;
@@ -329,9 +348,15 @@ const MAX_CASES: usize = 64;
 /// the paces it sets (one value instead of one per type), which the stacking rows use. Splits
 /// on at most `MAX_SPLIT` roots (those pacing the most modules) whose domain has two types or
 /// more with different T_exec, at most `MAX_CASES` cases; a case whose analysis finds no
-/// domain counts as `cluster`'s nodes + 1. Stops once `enough` cases have a bound at most
-/// `keep` (see `Split`). None when there is no root to split on, a case's LP does not fit
-/// `lp_budget`, or `stop` ends it. Not valid when CPUs are pinned by hand (callers check).
+/// domain counts as `cluster`'s nodes + 1. Within a case every key is one value, so two
+/// exact tools apply (`patterns`): in pass 1, every case the LP leaves at most `keep` gets a
+/// brief packing search (`pack`, `PACK_QUICK` search nodes), whose packing keeps the case
+/// open and is returned as a start for the search, and whose refutation closes it (nodes +
+/// 1); in pass 2, the cases still undecided get the pattern bound, then a longer packing
+/// search, until `enough` cases are open. Every case has a bound (at least its LP's), so
+/// `Split::bound` holds however far pass 2 got. None when there is no root to split on, a
+/// case's LP does not fit `lp_budget`, or `stop` ends pass 1. Not valid when CPUs are pinned
+/// by hand (callers check).
 pub fn split_bound(
     app: &Application,
     cluster: &Cluster,
@@ -373,38 +398,76 @@ pub fn split_bound(
         return None;
     }
     let cases: usize = roots.iter().map(|r| r.2.len()).product();
-    let mut variant = app.clone();
-    let mut out = Split { bound: i64::MAX, alive: Vec::new() };
-    for case in 0..cases {
-        if stop.should_stop() {
-            return None;
-        }
+    let case_of = |case: usize| -> Case {
         let mut rest = case;
         let mut this: Case = Vec::new();
         for (_, o, types) in &roots {
             this.push((*o, types[rest % types.len()].clone()));
             rest /= types.len();
         }
-        apply_case(&mut variant, &this);
+        this
+    };
+    let analyse = |this: &Case| {
+        let mut variant = app.clone();
+        apply_case(&mut variant, this);
         let mut van = Analysis::new(&variant, cluster, None);
         van.allocation = an.allocation;
-        let mut b = if van.problems.is_empty() {
-            node_bound(&variant, cluster, &van, lp_budget, stop)?
-        } else {
-            cluster.nodes.len() as i64 + 1
-        };
-        if b <= keep {
-            if let Some(p) = patterns::bound(&variant, cluster, &van, keep, PATTERN_BUDGET, stop) {
-                b = b.max(p);
+        (variant, van)
+    };
+    let refuted = cluster.nodes.len() as i64 + 1;
+    // Pass 1, every case: the node-by-node LP, then (when it leaves the case open) a brief
+    // packing search, which finds a packing when one is easy to find (a start for the
+    // search; the case stays open) and may refute the case.
+    let mut bounds = vec![refuted; cases];
+    let mut packed: Vec<Option<Packed>> = vec![None; cases];
+    let mut open: Vec<usize> = Vec::new();
+    for (case, b) in bounds.iter_mut().enumerate() {
+        if stop.should_stop() {
+            return None;
+        }
+        let (variant, van) = analyse(&case_of(case));
+        if !van.problems.is_empty() {
+            continue;
+        }
+        *b = node_bound(&variant, cluster, &van, lp_budget, stop)?;
+        if *b > keep {
+            continue;
+        }
+        match patterns::pack(&variant, cluster, &van, PACK_QUICK, PACK_BUDGET, stop) {
+            patterns::Packing::Refuted => *b = refuted,
+            patterns::Packing::Found(at) => packed[case] = Some(van.modules.iter().copied().zip(at).collect()),
+            patterns::Packing::Unknown => open.push(case),
+        }
+    }
+    // Pass 2, the open cases without a packing, until `enough` cases are open: the pattern
+    // bound, then a longer packing search, which may refute the case (or find a packing).
+    let mut left = packed.iter().flatten().count();
+    for &case in &open {
+        if left >= enough || stop.should_stop() {
+            break;
+        }
+        let (variant, van) = analyse(&case_of(case));
+        if let Some(p) = patterns::bound(&variant, cluster, &van, keep, PATTERN_BUDGET, stop) {
+            bounds[case] = bounds[case].max(p);
+        }
+        if bounds[case] <= keep {
+            match patterns::pack(&variant, cluster, &van, PACK_NODES, PACK_BUDGET, stop) {
+                patterns::Packing::Refuted => bounds[case] = refuted,
+                patterns::Packing::Found(at) => packed[case] = Some(van.modules.iter().copied().zip(at).collect()),
+                patterns::Packing::Unknown => {}
             }
         }
-        out.bound = out.bound.min(b);
-        if b <= keep {
-            out.alive.push(this);
-            if out.alive.len() >= enough {
-                break;
-            }
-        }
+        left += usize::from(bounds[case] <= keep);
+    }
+    // Every case has a bound (at least its node-by-node LP's); open ones, those with a
+    // packing first.
+    let mut out =
+        Split { bound: bounds.iter().copied().min().unwrap_or(refuted), alive: Vec::new(), packed: Vec::new() };
+    let mut order: Vec<usize> = (0..cases).filter(|&c| bounds[c] <= keep).collect();
+    order.sort_by_key(|&c| packed[c].is_none());
+    for c in order {
+        out.alive.push(case_of(c));
+        out.packed.push(packed[c].take());
     }
     Some(out)
 }
@@ -412,14 +475,19 @@ pub fn split_bound(
 /// One case of `split_bound`: pace roots with their costs on one processor type.
 pub type Case = Vec<(ObjectId, ModuleCosts)>;
 
-/// What `split_bound` found: the smallest bound of the cases it solved (a bound on the
-/// nodes of any sound mapping when it solved them all, i.e. `alive` is shorter than asked),
-/// and the cases whose bound is at most `keep`, in order.
+/// What `split_bound` found: the smallest bound of the cases (a bound on the nodes of any
+/// sound mapping), and the cases whose bound is at most `keep`, those with a packing first,
+/// each in case order.
 #[derive(Clone, Debug)]
 pub struct Split {
     pub bound: i64,
     pub alive: Vec<Case>,
+    /// Per case of `alive`, a packing of its modules (`pack`) when one was found.
+    pub packed: Vec<Option<Packed>>,
 }
+
+/// A packing of the modules onto nodes (see `pack`): each module's node.
+pub type Packed = Vec<(ObjectId, NodeId)>;
 
 /// The application of one case: its roots' costs given on their case's type only (so their
 /// domains shrink to it). A mapping sound there is sound for `app` (the same costs where

@@ -25,7 +25,10 @@
 //! in 2 s on its 13 nodes, where the squeeze over the 32 nodes stayed at 14 for 60 s.
 
 use super::{greedy, nodes_used, walk, Outcome, SolveOptions, Status};
-use crate::csp::{bound::Case, Analysis};
+use crate::csp::{
+    bound::{Case, Packed},
+    Analysis,
+};
 use crate::model::{Application, Cluster, Mapping, NodeId, Placement};
 
 use crate::verify::{self, Report, Verdict};
@@ -71,6 +74,9 @@ struct Pending {
     /// The cases of the split on pace roots' types that the node-by-node LP leaves open
     /// (from round 1; at most `ALIVE_KEPT`).
     cases: Vec<Case>,
+    /// Per case, a packing of its modules onto the shape's nodes (numbered as in the shape's
+    /// cluster), when `bound::pack` found one.
+    packed: Vec<Option<Packed>>,
 }
 
 /// Searches shapes of `bound` .. (the incumbent's nodes − 1) nodes until `end` or `stop()`.
@@ -108,7 +114,7 @@ pub(super) fn search(
         listed.insert(size, shapes.len() <= MAX_SHAPES);
         for counts in shapes.into_iter().take(MAX_SHAPES) {
             let nodes = classes.iter().zip(&counts).flat_map(|(ns, &c)| ns.iter().copied().take(c)).collect();
-            pending.push(Pending { size, nodes, cases: Vec::new() });
+            pending.push(Pending { size, nodes, cases: Vec::new(), packed: Vec::new() });
         }
     }
     let mut slice = FIRST_SLICE;
@@ -164,7 +170,8 @@ pub(super) fn search(
                         out.stats.refuted += 1;
                         continue;
                     }
-                    Ok(cases) => {
+                    Ok((cases, packed)) => {
+                        p.packed = packed;
                         // The pool takes the cases of the smallest size that has any.
                         if pool.is_empty() || pending_size == Some(p.size) {
                             pending_size = Some(p.size);
@@ -204,6 +211,20 @@ pub(super) fn search(
                     // One case refuted is not the shape refuted.
                     Err(()) => None,
                 })
+            } else if let Some((case, at)) = (round % 4 == 1)
+                .then(|| p.cases.iter().zip(&p.packed).find_map(|(c, a)| Some((c, a.as_ref()?))))
+                .flatten()
+            {
+                // From a packing of the modules onto the shape's nodes that passes the
+                // allocation's simulation (`bound::pack`): networks and requirements are
+                // left to the walk.
+                walk_on(
+                    &Question { app, cluster, sub: &sub, nodes: &p.nodes, opts },
+                    Some((case, at)),
+                    budget,
+                    seed,
+                    stop,
+                )
             } else if round % 2 == 1 {
                 // From the incumbent, its objects off the shape moved onto it.
                 let mut allowed = vec![false; cluster.nodes.len()];
@@ -214,7 +235,7 @@ pub(super) fn search(
                 let mut halt = || stop() || t.elapsed() >= budget;
                 walk::onto(cx, &incumbent.0, &incumbent.1, &allowed, seed, &mut halt).map(Ok)
             } else {
-                walk_on(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, budget, seed, stop)
+                walk_on(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, None, budget, seed, stop)
             };
             match answer {
                 Some(Ok((m, r))) => {
@@ -372,24 +393,33 @@ fn enumerate(
     out
 }
 
-/// Walks on `sub` (the cluster of only `nodes`) from the forced constructions in turn, the
-/// rankings alternating, until one is sound or `budget` ends; Some(Err) when some object has
-/// no node there.
+/// Feasibility on `sub` by walks from fresh constructions (a new strategy and seed each try)
+/// within `budget`: Some(Ok) with a mapping sound on the whole cluster, Some(Err) when the
+/// analysis refutes `sub`, None when undecided. With `packed`, for the application with the
+/// case's roots on their types and with its packing's modules on their nodes
+/// (`walk::repair_from`); a mapping sound there is sound here (the same costs where the
+/// roots are), which is checked.
 fn walk_on(
     q: &Question,
+    packed: Option<(&Case, &Packed)>,
     budget: Duration,
     seed: u64,
     stop: &mut dyn FnMut() -> bool,
 ) -> Option<Result<(Mapping, Report), ()>> {
     let Question { app, cluster, sub, nodes, opts } = *q;
     let end = Instant::now() + budget;
-    let mut an = Analysis::new(app, sub, None);
+    let mut variant = app.clone();
+    if let Some((case, _)) = packed {
+        crate::csp::bound::apply_case(&mut variant, case);
+    }
+    let mut an = Analysis::new(&variant, sub, None);
     an.allocation = opts.perf.allocation;
     if !an.problems.is_empty() {
-        return Some(Err(()));
+        // One case refuted is not the shape refuted.
+        return packed.is_none().then_some(Err(()));
     }
     let cx = greedy::Ctx {
-        app,
+        app: &variant,
         cluster: sub,
         an: &an,
         fix: None,
@@ -404,7 +434,11 @@ fn walk_on(
         let first = greedy::construct_forced(cx, greedy::STRATEGIES[i % greedy::STRATEGIES.len()]);
         let s = seed.wrapping_mul(31).wrapping_add(i as u64 * 7919);
         let mut halt = || stop() || Instant::now() >= end;
-        if let Some((m, _)) = walk::repair(cx, first, s, usize::MAX, i % 2 == 1, &mut halt) {
+        let found = match packed {
+            Some((_, at)) => walk::repair_from(cx, first, at, s, i % 2 == 1, &mut halt),
+            None => walk::repair(cx, first, s, usize::MAX, i % 2 == 1, &mut halt),
+        };
+        if let Some((m, _)) = found {
             let m = back(&m, nodes);
             let rep = verify::check(app, cluster, &m, &opts.perf);
             return (rep.verdict == Verdict::Sound).then_some(Ok((m, rep)));
@@ -509,7 +543,13 @@ fn refuted(app: &Application, sub: &Cluster, opts: &SolveOptions, end: Option<In
 /// The node-by-node relaxation split on the pace roots' processor types
 /// (`bound::split_bound`) on `sub`: Err when it refutes every case, else the first
 /// `ALIVE_KEPT` cases it leaves open (none when there is nothing to split or `end` comes).
-fn split_cases(app: &Application, sub: &Cluster, opts: &SolveOptions, end: Instant) -> Result<Vec<Case>, ()> {
+#[allow(clippy::type_complexity)]
+fn split_cases(
+    app: &Application,
+    sub: &Cluster,
+    opts: &SolveOptions,
+    end: Instant,
+) -> Result<(Vec<Case>, Vec<Option<Packed>>), ()> {
     let mut an = Analysis::new(app, sub, None);
     an.allocation = opts.perf.allocation;
     if !an.problems.is_empty() {
@@ -525,8 +565,13 @@ fn split_cases(app: &Application, sub: &Cluster, opts: &SolveOptions, end: Insta
     let n = sub.nodes.len() as i64;
     match crate::csp::bound::split_bound(app, sub, &an, n, ALIVE_KEPT, LP_SLICE, &mut stop) {
         Some(s) if s.alive.is_empty() => Err(()),
-        Some(s) => Ok(s.alive),
-        None => Ok(Vec::new()),
+        Some(mut s) => {
+            // Those with a packing come first.
+            s.alive.truncate(ALIVE_KEPT);
+            s.packed.truncate(ALIVE_KEPT);
+            Ok((s.alive, s.packed))
+        }
+        None => Ok((Vec::new(), Vec::new())),
     }
 }
 

@@ -429,6 +429,39 @@ pub fn repair(
     walk(cx, start, seed, max_steps, None, MAX_KICKS, stacking, stop)
 }
 
+/// `repair` from a packing of the modules (`bound::pack`): `base` with the modules of `at`
+/// put on their nodes (objects the partial mapping fixes stay), each filter on the node of
+/// a neighbouring module when its domain has it, every edge rerouted.
+pub fn repair_from(
+    cx: Ctx,
+    base: Mapping,
+    at: &[(ObjectId, NodeId)],
+    seed: u64,
+    stacking: bool,
+    stop: &mut dyn FnMut() -> bool,
+) -> Option<(Mapping, Report)> {
+    let g = &cx.app.graph;
+    let fixed = |o: ObjectId| cx.fix.is_some_and(|f| f.placement[o.index()].is_some());
+    let mut m = base;
+    for &(o, n) in at {
+        if !fixed(o) {
+            m.placement[o.index()] = Placement { node: n, cpu: None };
+        }
+    }
+    for o in g.node_indices() {
+        if cx.app.object(o).is_module() || fixed(o) {
+            continue;
+        }
+        let near = g.neighbors_undirected(o).find(|&b| cx.app.object(b).is_module()).map(|b| m.node_of(b));
+        if let Some(n) = near.filter(|n| cx.an.domain[o.index()].contains(n)) {
+            m.placement[o.index()] = Placement { node: n, cpu: None };
+        }
+    }
+    let bytes = edge_bytes(cx, None);
+    route_all(cx, &mut m, &bytes);
+    walk(cx, m, seed, usize::MAX, None, MAX_KICKS, stacking, stop)
+}
+
 /// The walk of `repair`, on the nodes `allowed` only (all if None), giving up after
 /// `max_kicks` kicks without a new fewest error count. With `stacking` (packing onto fewer
 /// nodes), a module stacked on a full node costs nothing for its CPUs where the allocation

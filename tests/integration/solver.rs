@@ -915,6 +915,7 @@ proptest! {
             let l = flowmap::csp::bound::loads_bound(&app, &cluster, &an, std::time::Duration::from_secs(5));
             prop_assert!(l.is_none_or(|l| l <= min), "loads tier {:?} above the minimum {}\n{}\n{}", l, min, t.app, t.cluster);
             node_bounds_hold(&app, &cluster, &an, min).map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
+            packing_holds(&app, &cluster, &an, &want).map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
         }
     }
 }
@@ -927,16 +928,7 @@ fn stacked_modules(
     an: &flowmap::csp::Analysis,
     key: &(Vec<u32>, Vec<Option<u32>>),
 ) -> i64 {
-    let placement = key.0.iter().map(|&n| Placement { node: NodeId(n), cpu: None }).collect();
-    let routes = key.1.iter().zip(app.graph.edge_indices()).map(|(r, e)| match r {
-        Some(k) => Route::Net(NetworkId(*k)),
-        None => {
-            let (s, d) = app.graph.edge_endpoints(e).unwrap();
-            assert_eq!(key.0[s.index()], key.0[d.index()], "a route-less edge is local");
-            Route::Local
-        }
-    });
-    let m = Mapping { placement, routes: routes.collect() };
+    let m = mapping_of_key(app, key);
     let r = verify::check(app, cluster, &m, &perf::Options::default());
     assert_eq!(r.verdict, Verdict::Sound);
     let mut per_cpu = std::collections::BTreeMap::new();
@@ -947,6 +939,70 @@ fn stacked_modules(
         }
     }
     per_cpu.values().map(|c| c - 1).sum()
+}
+
+/// The mapping a brute-force key stands for (its nodes, then its networks; None: local).
+fn mapping_of_key(app: &Application, key: &(Vec<u32>, Vec<Option<u32>>)) -> Mapping {
+    let placement = key.0.iter().map(|&n| Placement { node: NodeId(n), cpu: None }).collect();
+    let routes = key.1.iter().zip(app.graph.edge_indices()).map(|(r, e)| match r {
+        Some(k) => Route::Net(NetworkId(*k)),
+        None => {
+            let (s, d) = app.graph.edge_endpoints(e).unwrap();
+            assert_eq!(key.0[s.index()], key.0[d.index()], "a route-less edge is local");
+            Route::Local
+        }
+    });
+    Mapping { placement, routes: routes.collect() }
+}
+
+/// The packing search (`bound::pack`) never refutes nodes a sound mapping fits on: for every
+/// set of the cluster's nodes (the cluster of only those), on the application and on each
+/// case of the split on pace roots' types, Refuted means that no brute-force sound mapping
+/// (sound for that case's application) uses only nodes of the set.
+fn packing_holds(
+    app: &Application,
+    cluster: &Cluster,
+    an: &flowmap::csp::Analysis,
+    want: &BTreeSet<(Vec<u32>, Vec<Option<u32>>)>,
+) -> Result<(), String> {
+    let forever = &mut pumpkin_solver::core::termination::Indefinite;
+    let five = std::time::Duration::from_secs(5);
+    let mut variants = vec![app.clone()];
+    if let Some(split) = flowmap::csp::bound::split_bound(app, cluster, an, i64::MAX, usize::MAX, five, forever) {
+        for case in &split.alive {
+            let mut v = app.clone();
+            flowmap::csp::bound::apply_case(&mut v, case);
+            variants.push(v);
+        }
+    }
+    let n = cluster.nodes.len();
+    for v in &variants {
+        let sound: Vec<&Vec<u32>> = want
+            .iter()
+            .filter(|key| {
+                verify::check(v, cluster, &mapping_of_key(v, key), &perf::Options::default()).verdict == Verdict::Sound
+            })
+            .map(|key| &key.0)
+            .collect();
+        for set in 1..(1u32 << n) {
+            let nodes: Vec<usize> = (0..n).filter(|i| set >> i & 1 == 1).collect();
+            let sub = Cluster {
+                name: cluster.name.clone(),
+                nodes: nodes.iter().map(|&i| cluster.nodes[i].clone()).collect(),
+                networks: cluster.networks.clone(),
+            };
+            let van = flowmap::csp::Analysis::new(v, &sub, None);
+            if !van.problems.is_empty() {
+                continue;
+            }
+            if flowmap::csp::bound::pack(v, &sub, &van, five, forever) == flowmap::csp::bound::Packing::Refuted {
+                if let Some(k) = sound.iter().find(|k| k.iter().all(|&x| set >> x & 1 == 1)) {
+                    return Err(format!("the packing search refuted nodes {nodes:?}, which sound mapping {k:?} uses"));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The node-by-node relaxation's bound (`bound::node_bound`), alone and split on the pace
@@ -1506,4 +1562,44 @@ fn split_bound_reaches_the_minimum_the_unsplit_relaxation_misses() {
     // Asked to keep the cases that 2 nodes could hold, it keeps none: refuted.
     let two = flowmap::csp::bound::split_bound(&app, &cluster, &an, 2, usize::MAX, five, forever).unwrap();
     assert!(two.alive.is_empty());
+}
+
+/// The packing search (`bound::pack`) refutes what the pattern LP cannot: s (100 ms, LD 0.9)
+/// feeds six modules by FIFO links on 1-CPU nodes, so each runs at s's pace, 100 ms. s is
+/// self-paced and leaves 0.1 of its CPU, too little for anyone behind it: s is alone. t1a..c
+/// (45 ms, LD 0.4; key 100 − 18 = 82, eq 8's weight 18) come before t2a..c (65 ms, LD 0.3;
+/// key 80.5, weight 19.5) in both orders. Two t1s share a CPU (the second keeps up: 45 / 0.6
+/// = 75 ms <= 100), three do not (45 / 0.36 = 125 ms); two t2s too (65 / 0.7 = 92.9 ms), three
+/// not (65 / 0.49 = 132.7 ms); a t2 behind a t1 falls behind (65 / 0.6 = 108.3 ms). So the
+/// modules of each triple pair up but never three, nor across triples: 1 + 2 + 2 = 5 nodes,
+/// while the covering LP needs 1 + 1.5 + 1.5 = 4 (each pair of a triple at one half). On 4
+/// nodes the pattern bound is 4, and the packing search refutes them; on 5 it packs.
+#[test]
+fn packing_refutes_two_triples_the_pattern_lp_fits() {
+    let mut app = String::from("[[modules]]\nname = \"s\"\ntexec = \"100 ms\"\nload = 0.9\n");
+    for (t, texec, load) in [("t1", 45, 0.4), ("t2", 65, 0.3)] {
+        for x in ["a", "b", "c"] {
+            app += &format!(
+                "[[modules]]\nname = \"{t}{x}\"\ntexec = \"{texec} ms\"\nload = {load}\n\
+                 [[connections]]\nfrom = \"s\"\nto = \"{t}{x}\"\nkind = \"fifo\"\nvolume = \"1 B\"\n"
+            );
+        }
+    }
+    let app = parse::application_from_str(&app, "app.toml", &[]).unwrap();
+    let on = |n: usize| {
+        let text = ETH.to_string()
+            + &format!("[[nodes]]\nnames = \"n0..n{}\"\ncpus = 1\nprocessor = \"cpu\"\nnetworks = [\"eth\"]\n", n - 1);
+        parse::cluster_from_str(&text, "cluster.toml").unwrap()
+    };
+    let (four, five) = (on(4), on(5));
+    assert_eq!(brute_force_min_nodes(&app, &five), Some(5), "brute force, 5 nodes");
+    assert_eq!(brute_force_min_nodes(&app, &four), None, "brute force, 4 nodes");
+    let five_s = std::time::Duration::from_secs(5);
+    let forever = &mut pumpkin_solver::core::termination::Indefinite;
+    let an = flowmap::csp::Analysis::new(&app, &four, None);
+    assert_eq!(flowmap::csp::bound::pattern_bound(&app, &four, &an, five_s, forever), Some(4));
+    assert_eq!(flowmap::csp::bound::pack(&app, &four, &an, five_s, forever), flowmap::csp::bound::Packing::Refuted);
+    let an = flowmap::csp::Analysis::new(&app, &five, None);
+    let packed = flowmap::csp::bound::pack(&app, &five, &an, five_s, forever);
+    assert!(matches!(packed, flowmap::csp::bound::Packing::Found(_)), "{packed:?}");
 }

@@ -30,6 +30,12 @@
 //! round whose search stops at its node budget certifies nothing). Realistic 100/32 unseen
 //! s20: the node-by-node LP left one case of one 13-node shape open; this bound is 13.375
 //! there (an independent Python model gave the same), so the shape is refuted.
+//!
+//! The LP is not integral: `pack` is its integer side, an exhaustive search for an assignment
+//! of the modules to the nodes whose every node's set is a pattern. None refutes the nodes
+//! where the LP cannot (two triples of modules that pair up but never three: 3 fractional
+//! nodes, 4 whole ones); one is a start for the walk, which on realistic 100/32 s3's known
+//! 12-node shape turned a packing into a sound mapping at once.
 
 use super::{classes, dual_bound, ipm_duals, Classes, Rows};
 use crate::csp::Analysis;
@@ -63,22 +69,24 @@ struct Item {
 /// A pattern: a node class and (module class, count) pairs, ascending by class.
 type Pattern = (usize, Vec<(usize, u32)>);
 
-/// The pattern bound of `cluster` (see the module's documentation): Some(bound) when a round
-/// certified one (the largest), None when the instance is out of scope (an allocation other
-/// than the literal one, a synchronous cycle or lockstep group, a key that is not one value,
-/// too many classes) or no round was certified. Stops early once the bound exceeds `target`.
-pub(super) fn bound(
-    app: &Application,
-    cluster: &Cluster,
-    an: &Analysis,
-    target: i64,
-    budget: Duration,
-    stop: &mut impl TerminationCondition,
-) -> Option<i64> {
+/// What the bound and the packing share: per node class its items (one per module class it
+/// may hold), the orders a set of them may come in, the CPUs the simulation needs; per
+/// module class its size; per node class its nodes.
+struct Setup {
+    node_classes: Vec<Vec<crate::model::NodeId>>,
+    members: Vec<Vec<usize>>,
+    items: Vec<Vec<Item>>,
+    orders: Vec<Vec<Vec<Item>>>,
+    cpus: Vec<usize>,
+    caps: Vec<f64>,
+    sizes: Vec<f64>,
+}
+
+/// The items and orders of `cluster` (None: out of scope, see `bound`).
+fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl TerminationCondition) -> Option<Setup> {
     if !an.literal() {
         return None;
     }
-    let end = Instant::now() + budget;
     let Classes::Built(node_classes, classes) = classes(app, cluster, an, true, false, stop) else {
         return None;
     };
@@ -120,7 +128,6 @@ pub(super) fn bound(
             items[k].extend(item);
         }
     }
-    let nodes = cluster.nodes.len() as f64;
     // CPUs beyond the modules a node could hold stay idle (every module finds an idle one
     // first), so the simulation needs at most that many: the same allocation, bounded work.
     let cpus: Vec<usize> = node_classes
@@ -152,6 +159,25 @@ pub(super) fn bound(
         }
         orders.push(per_node);
     }
+    let members = classes.into_iter().map(|c| c.members).collect();
+    Some(Setup { node_classes, members, items, orders, cpus, caps, sizes })
+}
+
+/// The pattern bound of `cluster` (see the module's documentation): Some(bound) when a round
+/// certified one (the largest), None when the instance is out of scope (an allocation other
+/// than the literal one, a synchronous cycle or lockstep group, a key that is not one value,
+/// too many classes) or no round was certified. Stops early once the bound exceeds `target`.
+pub(super) fn bound(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    target: i64,
+    budget: Duration,
+    stop: &mut impl TerminationCondition,
+) -> Option<i64> {
+    let end = Instant::now() + budget;
+    let Setup { items, orders, cpus, caps, sizes, .. } = setup(app, cluster, an, stop)?;
+    let nodes = cluster.nodes.len() as f64;
     // Columns: every class alone on each node class it may use.
     let mut seen: BTreeSet<Pattern> = BTreeSet::new();
     let mut cols: Vec<Pattern> = Vec::new();
@@ -401,5 +427,277 @@ impl Search<'_> {
             }
         }
         self.q[j] = 0;
+    }
+}
+
+/// What `pack` decided about the nodes of a cluster.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Packing {
+    /// No assignment of the modules to the nodes passes the simulation on every node, so no
+    /// sound mapping uses only these nodes.
+    Refuted,
+    /// One assignment that passes: per module (in `Analysis::modules` order) its node. Only
+    /// the allocation is simulated: networks and requirements are not checked.
+    Found(Vec<crate::model::NodeId>),
+    /// The budget ended first, or the instance is out of scope (see `bound`).
+    Unknown,
+}
+
+/// Search nodes of the packing search's first run (each next one half as many more).
+const PACK_FIRST: u64 = 2_000;
+
+/// The integer side of the pattern bound: whether the modules can be assigned to the nodes of
+/// `cluster` so that every node's set passes the simulation of `bound` (a pattern), decided
+/// by an exhaustive search. Module classes are placed one at a time, most constrained first
+/// (fewest nodes, then most load), each class's modules distributed over the nodes that may
+/// hold it, most on the first node first. Pruning: a node's set that fails fails with any
+/// more modules (subsets of patterns are patterns); every class not yet placed must still
+/// fit, each node taken alone; nodes of one class holding the same set so far are
+/// interchangeable, so their counts of the next class do not increase along them.
+pub(super) fn pack(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    max_nodes: u64,
+    budget: Duration,
+    stop: &mut impl TerminationCondition,
+) -> Packing {
+    let Some(st) = setup(app, cluster, an, stop) else {
+        return Packing::Unknown;
+    };
+    let nc = st.sizes.len();
+    let mut slots: Vec<(usize, crate::model::NodeId)> = Vec::new();
+    for (k, ns) in st.node_classes.iter().enumerate() {
+        slots.extend(ns.iter().map(|&n| (k, n)));
+    }
+    let mut allowed: Vec<Vec<usize>> = vec![Vec::new(); nc];
+    let mut weight = vec![0.0f64; nc];
+    for (s, &(k, _)) in slots.iter().enumerate() {
+        for it in &st.items[k] {
+            allowed[it.class].push(s);
+            weight[it.class] = weight[it.class].max(it.size as f64 * (it.ld + it.u));
+        }
+    }
+    let mut order: Vec<usize> = (0..nc).collect();
+    order.sort_by(|&a, &b| {
+        allowed[a].len().cmp(&allowed[b].len()).then(weight[b].total_cmp(&weight[a])).then(a.cmp(&b))
+    });
+    let mut p = Pack {
+        st: &st,
+        slots: slots.iter().map(|e| e.0).collect(),
+        cnt: vec![vec![0; nc]; slots.len()],
+        order: order.clone(),
+        allowed: allowed.clone(),
+        nodes: 0,
+        max_nodes,
+        run: 0,
+        limit: u64::MAX,
+        cut: false,
+        end: Instant::now() + budget,
+        stopped: false,
+        loads: Vec::new(),
+    };
+    // Restarts (Luby-style growing limits, after the first run each with the classes of
+    // equal reach in a perturbed order and the node classes in a shuffled order): packings
+    // are found sooner than by one long search. Any run that ends within its limit has
+    // searched everything, so it refutes whatever its order.
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut limit = PACK_FIRST;
+    let mut found = false;
+    for r in 0.. {
+        if r > 0 {
+            let noise: Vec<f64> = (0..nc).map(|_| 0.5 + rnd()).collect();
+            p.order.sort_by(|&a, &b| {
+                allowed[a].len().cmp(&allowed[b].len()).then((weight[b] * noise[b]).total_cmp(&(weight[a] * noise[a])))
+            });
+            for (c, sl) in p.allowed.iter_mut().enumerate() {
+                let rank: Vec<f64> = (0..st.node_classes.len()).map(|_| rnd()).collect();
+                sl.clone_from(&allowed[c]);
+                sl.sort_by(|&a, &b| rank[p.slots[a]].total_cmp(&rank[p.slots[b]]).then(a.cmp(&b)));
+            }
+        }
+        p.run = 0;
+        p.limit = limit;
+        p.cut = false;
+        for c in &mut p.cnt {
+            c.iter_mut().for_each(|x| *x = 0);
+        }
+        found = p.class(0, stop);
+        if found || p.stopped || !p.cut {
+            break;
+        }
+        limit = limit.saturating_mul(3) / 2;
+    }
+    if found {
+        let mut at = vec![crate::model::NodeId(0); an.modules.len()];
+        for (c, members) in st.members.iter().enumerate() {
+            let mut m = members.iter();
+            for (s, cnt) in p.cnt.iter().enumerate() {
+                for _ in 0..cnt[c] {
+                    at[*m.next().expect("counts sum to the class size")] = slots[s].1;
+                }
+            }
+        }
+        Packing::Found(at)
+    } else if p.stopped {
+        Packing::Unknown
+    } else {
+        Packing::Refuted
+    }
+}
+
+struct Pack<'a> {
+    st: &'a Setup,
+    /// Per node (slot), its node class.
+    slots: Vec<usize>,
+    /// Per slot, modules of each class on it.
+    cnt: Vec<Vec<u32>>,
+    /// Module classes in the order they are placed.
+    order: Vec<usize>,
+    /// Per module class, the slots that may hold it.
+    allowed: Vec<Vec<usize>>,
+    nodes: u64,
+    max_nodes: u64,
+    /// Search nodes of this run, and its limit (`cut` once passed).
+    run: u64,
+    limit: u64,
+    cut: bool,
+    end: Instant,
+    stopped: bool,
+    loads: Vec<f64>,
+}
+
+impl Pack<'_> {
+    /// Whether slot `s`'s set passes the simulation in one of its node class's orders.
+    fn fits(&mut self, s: usize) -> bool {
+        let k = self.slots[s];
+        let cnt = &self.cnt[s];
+        let total: u32 = cnt.iter().sum();
+        if total == 0 {
+            return true;
+        }
+        for order in &self.st.orders[k] {
+            if order.iter().map(|it| cnt[it.class]).sum::<u32>() != total {
+                continue;
+            }
+            self.loads.clear();
+            self.loads.resize(self.st.cpus[k], 0.0);
+            let loads = &mut self.loads;
+            if order.iter().all(|it| (0..cnt[it.class]).all(|_| place(loads, it))) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The most modules of class `c` slot `s` can take besides its set (at most `cap`).
+    fn room(&mut self, s: usize, c: usize, cap: u32) -> u32 {
+        let before = self.cnt[s][c];
+        let mut q = 0;
+        while q < cap {
+            self.cnt[s][c] = before + q + 1;
+            if !self.fits(s) {
+                break;
+            }
+            q += 1;
+        }
+        self.cnt[s][c] = before;
+        q
+    }
+
+    fn tick(&mut self, stop: &mut impl TerminationCondition) -> bool {
+        self.nodes += 1;
+        self.run += 1;
+        // Each search node may simulate every slot for every class left (about a millisecond
+        // at 100 modules), so the clock is read often.
+        if self.nodes > self.max_nodes
+            || (self.nodes.is_multiple_of(16) && (Instant::now() >= self.end || stop.should_stop()))
+        {
+            self.stopped = true;
+        }
+        self.cut |= self.run > self.limit;
+        self.stopped || self.cut
+    }
+
+    /// Places the classes from position `i` of the order on; true when all are placed.
+    fn class(&mut self, i: usize, stop: &mut impl TerminationCondition) -> bool {
+        if i == self.order.len() {
+            return true;
+        }
+        if self.tick(stop) {
+            return false;
+        }
+        // Every class still to place must fit, each slot taken alone.
+        for j in i..self.order.len() {
+            let c = self.order[j];
+            let size = self.st.sizes[c] as u32;
+            let mut room = 0;
+            for a in 0..self.allowed[c].len() {
+                let s = self.allowed[c][a];
+                room += self.room(s, c, size - room);
+                if room >= size {
+                    break;
+                }
+            }
+            if room < size {
+                return false;
+            }
+        }
+        let c = self.order[i];
+        let size = self.st.sizes[c] as u32;
+        let sl = self.allowed[c].clone();
+        let most: Vec<u32> = sl.iter().map(|&s| self.room(s, c, size)).collect();
+        let mut suffix = vec![0u32; sl.len() + 1];
+        for a in (0..sl.len()).rev() {
+            suffix[a] = suffix[a + 1] + most[a];
+        }
+        let twin: Vec<bool> = (0..sl.len())
+            .map(|a| a > 0 && self.slots[sl[a]] == self.slots[sl[a - 1]] && self.cnt[sl[a]] == self.cnt[sl[a - 1]])
+            .collect();
+        self.spread(i, &sl, &most, &suffix, &twin, 0, size, u32::MAX, stop)
+    }
+
+    /// Class `order[i]`: `rem` modules left for slots `sl[a..]`; `prev`: the count given to
+    /// `sl[a - 1]`.
+    #[allow(clippy::too_many_arguments)]
+    fn spread(
+        &mut self,
+        i: usize,
+        sl: &[usize],
+        most: &[u32],
+        suffix: &[u32],
+        twin: &[bool],
+        a: usize,
+        rem: u32,
+        prev: u32,
+        stop: &mut impl TerminationCondition,
+    ) -> bool {
+        if rem == 0 {
+            return self.class(i + 1, stop);
+        }
+        if a == sl.len() || rem > suffix[a] || self.tick(stop) {
+            return false;
+        }
+        let c = self.order[i];
+        let hi = rem.min(most[a]).min(if twin[a] { prev } else { u32::MAX });
+        let lo = rem.saturating_sub(suffix[a + 1]);
+        let s = sl[a];
+        for q in (lo..=hi).rev() {
+            self.cnt[s][c] = q;
+            if self.spread(i, sl, most, suffix, twin, a + 1, rem - q, q, stop) {
+                return true;
+            }
+            if self.stopped || self.cut {
+                break;
+            }
+        }
+        self.cnt[s][c] = 0;
+        false
     }
 }
