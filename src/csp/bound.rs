@@ -313,27 +313,35 @@ pub fn pattern_bound(
     budget: Duration,
     stop: &mut impl TerminationCondition,
 ) -> Option<i64> {
-    patterns::bound(app, cluster, an, i64::MAX, budget, stop)
+    patterns::bound(app, cluster, an, i64::MAX, budget, stop).0
 }
 
 /// Whether the modules can be packed onto the nodes of `cluster` so that every node's set
 /// passes the allocation's simulation (`patterns::pack`, the integer side of the pattern
-/// bound): Refuted proves that no sound mapping uses only these nodes.
+/// bound): Refuted proves that no sound mapping uses only these nodes. With `reduced_costs`,
+/// the pattern LP runs first (within `budget`) and its multipliers prune the search. The
+/// search restarts after `first_run` search nodes, then after half as many more each time.
 pub fn pack(
     app: &Application,
     cluster: &Cluster,
     an: &Analysis,
+    reduced_costs: bool,
+    first_run: u64,
     budget: Duration,
     stop: &mut impl TerminationCondition,
 ) -> Packing {
-    patterns::pack(app, cluster, an, PACK_NODES, budget, stop)
+    let duals = if reduced_costs { patterns::bound(app, cluster, an, i64::MAX, budget, stop).1 } else { None };
+    patterns::pack(app, cluster, an, duals.as_ref(), first_run, PACK_NODES, budget, stop)
 }
+
+/// The search nodes `split_bound`'s packing searches give their first run (see `pack`).
+pub const PACK_FIRST_RUN: u64 = patterns::PACK_FIRST;
 
 /// The pattern bound per case of `split_bound`, at most.
 const PATTERN_BUDGET: Duration = Duration::from_secs(3);
 /// The packing search per case of `split_bound`, at most: search nodes of the brief one
 /// every open case gets, of the one after the pattern bound, and time of either.
-const PACK_QUICK: u64 = 30_000;
+const PACK_QUICK: u64 = 5_000;
 const PACK_NODES: u64 = 20_000_000;
 const PACK_BUDGET: Duration = Duration::from_secs(3);
 
@@ -433,7 +441,7 @@ pub fn split_bound(
         if *b > keep {
             continue;
         }
-        match patterns::pack(&variant, cluster, &van, PACK_QUICK, PACK_BUDGET, stop) {
+        match patterns::pack(&variant, cluster, &van, None, patterns::PACK_FIRST, PACK_QUICK, PACK_BUDGET, stop) {
             patterns::Packing::Refuted => *b = refuted,
             patterns::Packing::Found(at) => packed[case] = Some(van.modules.iter().copied().zip(at).collect()),
             patterns::Packing::Unknown => open.push(case),
@@ -447,11 +455,21 @@ pub fn split_bound(
             break;
         }
         let (variant, van) = analyse(&case_of(case));
-        if let Some(p) = patterns::bound(&variant, cluster, &van, keep, PATTERN_BUDGET, stop) {
+        let (p, duals) = patterns::bound(&variant, cluster, &van, keep, PATTERN_BUDGET, stop);
+        if let Some(p) = p {
             bounds[case] = bounds[case].max(p);
         }
         if bounds[case] <= keep {
-            match patterns::pack(&variant, cluster, &van, PACK_NODES, PACK_BUDGET, stop) {
+            match patterns::pack(
+                &variant,
+                cluster,
+                &van,
+                duals.as_ref(),
+                patterns::PACK_FIRST,
+                PACK_NODES,
+                PACK_BUDGET,
+                stop,
+            ) {
                 patterns::Packing::Refuted => bounds[case] = refuted,
                 patterns::Packing::Found(at) => packed[case] = Some(van.modules.iter().copied().zip(at).collect()),
                 patterns::Packing::Unknown => {}

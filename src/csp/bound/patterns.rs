@@ -174,9 +174,11 @@ pub(super) fn bound(
     target: i64,
     budget: Duration,
     stop: &mut impl TerminationCondition,
-) -> Option<i64> {
+) -> (Option<i64>, Option<Duals>) {
     let end = Instant::now() + budget;
-    let Setup { items, orders, cpus, caps, sizes, .. } = setup(app, cluster, an, stop)?;
+    let Some(Setup { items, orders, cpus, caps, sizes, .. }) = setup(app, cluster, an, stop) else {
+        return (None, None);
+    };
     let nodes = cluster.nodes.len() as f64;
     // Columns: every class alone on each node class it may use.
     let mut seen: BTreeSet<Pattern> = BTreeSet::new();
@@ -190,6 +192,7 @@ pub(super) fn bound(
         }
     }
     let mut best: Option<f64> = None;
+    let mut duals: Option<Duals> = None;
     let mut exact = false;
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     for _ in 0..ROUNDS {
@@ -198,12 +201,15 @@ pub(super) fn bound(
         }
         let rows = master(&cols, &caps, &sizes, nodes + 1.0);
         let left = end.saturating_duration_since(Instant::now());
-        let (w, _) = ipm_duals(&rows, left)?;
+        let Some((w, _)) = ipm_duals(&rows, left) else {
+            break;
+        };
         let nc = sizes.len();
         let y: Vec<f64> = (0..nc).map(|c| w[c].max(0.0)).collect();
         let mut certified = true;
         let mut charge = 0.0;
         let mut added = 0;
+        let mut under = vec![0.0; items.len()];
         for k in 0..items.len() {
             let mu = w[nc + k].max(0.0);
             let mut top = 0.0f64;
@@ -220,12 +226,14 @@ pub(super) fn bound(
                     }
                 }
             }
-            charge += caps[k] * (top - mu - 1.0).max(0.0);
+            under[k] = (top - mu - 1.0).max(0.0);
+            charge += caps[k] * under[k];
         }
         if certified {
             let b = dual_bound(&rows, &w) - charge;
             if b.is_finite() && best.is_none_or(|x| b > x) {
                 best = Some(b);
+                duals = Some(Duals { mu: (0..items.len()).map(|k| w[nc + k].max(0.0)).collect(), y, under });
             }
             if best.is_some_and(|b| b.ceil() as i64 > target) || added == 0 {
                 break;
@@ -242,7 +250,18 @@ pub(super) fn bound(
             exact = false;
         }
     }
-    best.map(|b| b.ceil().max(0.0) as i64)
+    (best.map(|b| b.ceil().max(0.0) as i64), duals)
+}
+
+/// The multipliers of the pattern LP's best certified round, for `pack`: per module class
+/// y_c >= 0, per node class μ_k >= 0 and how far below zero the reduced cost 1 + μ_k − Σ_c
+/// y_c a_pc of any of its patterns p goes (at most `under[k]`: the pricing search was
+/// exhaustive).
+#[derive(Clone, Debug)]
+pub struct Duals {
+    y: Vec<f64>,
+    mu: Vec<f64>,
+    under: Vec<f64>,
 }
 
 /// The covering LP over `cols`: one variable per column (cost 1, at most its class's nodes),
@@ -286,6 +305,19 @@ fn place(loads: &mut [f64], it: &Item) -> bool {
         i += 1;
     }
     true
+}
+
+/// The loads after 0, 1, 2, ... copies of `it` (as many as fit, at most its class size).
+fn copies(loads: &[f64], it: &Item) -> Vec<Vec<f64>> {
+    let mut states = vec![loads.to_vec()];
+    while states.len() <= it.size as usize {
+        let mut l = states.last().expect("one").clone();
+        if !place(&mut l, it) {
+            break;
+        }
+        states.push(l);
+    }
+    states
 }
 
 /// The most copies of `it` that fit after `loads` (at most its class size).
@@ -411,14 +443,7 @@ impl Search<'_> {
             return;
         }
         let it = self.its[j];
-        let mut states = vec![loads.to_vec()];
-        while states.len() <= it.size as usize {
-            let mut l = states.last().expect("one").clone();
-            if !place(&mut l, &it) {
-                break;
-            }
-            states.push(l);
-        }
+        let states = copies(loads, &it);
         for q in (0..states.len()).rev() {
             self.q[j] = q as u32;
             self.run(j + 1, &states[q], val + q as f64 * self.y[it.class]);
@@ -444,7 +469,7 @@ pub enum Packing {
 }
 
 /// Search nodes of the packing search's first run (each next one half as many more).
-const PACK_FIRST: u64 = 2_000;
+pub(super) const PACK_FIRST: u64 = 2_000;
 
 /// The integer side of the pattern bound: whether the modules can be assigned to the nodes of
 /// `cluster` so that every node's set passes the simulation of `bound` (a pattern), decided
@@ -454,10 +479,13 @@ const PACK_FIRST: u64 = 2_000;
 /// more modules (subsets of patterns are patterns); every class not yet placed must still
 /// fit, each node taken alone; nodes of one class holding the same set so far are
 /// interchangeable, so their counts of the next class do not increase along them.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn pack(
     app: &Application,
     cluster: &Cluster,
     an: &Analysis,
+    duals: Option<&Duals>,
+    first_run: u64,
     max_nodes: u64,
     budget: Duration,
     stop: &mut impl TerminationCondition,
@@ -482,8 +510,17 @@ pub(super) fn pack(
     order.sort_by(|&a, &b| {
         allowed[a].len().cmp(&allowed[b].len()).then(weight[b].total_cmp(&weight[a])).then(a.cmp(&b))
     });
+    // The reduced-cost argument needs the same classes (the setup is deterministic).
+    let duals = duals.filter(|d| d.y.len() == nc && d.mu.len() == st.node_classes.len());
+    let slack = duals.map(|d| {
+        let dual: f64 = d.y.iter().zip(&st.sizes).map(|(y, s)| y * s).sum::<f64>()
+            - d.mu.iter().zip(&st.caps).map(|(m, c)| m * c).sum::<f64>();
+        slots.len() as f64 - dual
+    });
     let mut p = Pack {
         st: &st,
+        duals: duals.zip(slack),
+        memo: std::collections::HashMap::new(),
         slots: slots.iter().map(|e| e.0).collect(),
         cnt: vec![vec![0; nc]; slots.len()],
         order: order.clone(),
@@ -508,7 +545,7 @@ pub(super) fn pack(
         seed ^= seed << 17;
         (seed >> 11) as f64 / (1u64 << 53) as f64
     };
-    let mut limit = PACK_FIRST;
+    let mut limit = first_run.max(1);
     let mut found = false;
     for r in 0.. {
         if r > 0 {
@@ -525,6 +562,8 @@ pub(super) fn pack(
         p.run = 0;
         p.limit = limit;
         p.cut = false;
+        // Remembered extension values hold for one order of the classes only.
+        p.memo.clear();
         for c in &mut p.cnt {
             c.iter_mut().for_each(|x| *x = 0);
         }
@@ -532,7 +571,7 @@ pub(super) fn pack(
         if found || p.stopped || !p.cut {
             break;
         }
-        limit = limit.saturating_mul(3) / 2;
+        limit = (limit.saturating_mul(3) / 2).max(limit + 1);
     }
     if found {
         let mut at = vec![crate::model::NodeId(0); an.modules.len()];
@@ -554,6 +593,11 @@ pub(super) fn pack(
 
 struct Pack<'a> {
     st: &'a Setup,
+    /// The pattern LP's multipliers and the slack they leave, N − (Σ_c y_c size_c − Σ_k μ_k
+    /// |k|) over the N slots (see `lower`).
+    duals: Option<(&'a Duals, f64)>,
+    /// `rest_values` per (node class, position in the order, set), for this run's order.
+    memo: std::collections::HashMap<(usize, usize, Vec<u32>), f64>,
     /// Per node (slot), its node class.
     slots: Vec<usize>,
     /// Per slot, modules of each class on it.
@@ -653,6 +697,23 @@ impl Pack<'_> {
         let size = self.st.sizes[c] as u32;
         let sl = self.allowed[c].clone();
         let most: Vec<u32> = sl.iter().map(|&s| self.room(s, c, size)).collect();
+        // The reduced-cost argument (`lower`), each slot with what it can still take.
+        let (rest, sum) = if let Some((d, _)) = self.duals {
+            let mut rest = self.rest_values(i);
+            for (a, &s) in sl.iter().enumerate() {
+                rest[s] += d.y[c] * most[a] as f64;
+            }
+            let sum: f64 = (0..self.slots.len()).map(|s| self.lower(s, rest[s])).sum();
+            if self.over(sum) {
+                return false;
+            }
+            for (a, &s) in sl.iter().enumerate() {
+                rest[s] -= d.y[c] * most[a] as f64;
+            }
+            (rest, sum)
+        } else {
+            (Vec::new(), 0.0)
+        };
         let mut suffix = vec![0u32; sl.len() + 1];
         for a in (0..sl.len()).rev() {
             suffix[a] = suffix[a + 1] + most[a];
@@ -660,7 +721,82 @@ impl Pack<'_> {
         let twin: Vec<bool> = (0..sl.len())
             .map(|a| a > 0 && self.slots[sl[a]] == self.slots[sl[a - 1]] && self.cnt[sl[a]] == self.cnt[sl[a - 1]])
             .collect();
-        self.spread(i, &sl, &most, &suffix, &twin, 0, size, u32::MAX, stop)
+        self.spread(i, &sl, &most, &suffix, &twin, &rest, sum, 0, size, u32::MAX, stop)
+    }
+
+    /// The reduced-cost argument. For any y and μ, summing the reduced cost 1 + μ_k(s) −
+    /// Σ_c y_c a_sc over the N slots s of a complete packing (each module once, every slot a
+    /// pattern, maybe empty) gives N − Σ_c y_c size_c + Σ_k μ_k |k|, the slack. Each slot's
+    /// term is at least −under[k] (an exhaustive pricing search found no pattern lower), and
+    /// at least 1 + μ_k − (an upper bound on the value the slot can reach): `lower` of it.
+    /// A partial packing whose lower bounds sum past the slack has no completion. Where the
+    /// LP's optimum is the number of slots the slack is about zero, so every slot must reach
+    /// its full dual value.
+    fn lower(&self, s: usize, value: f64) -> f64 {
+        let (d, _) = self.duals.expect("duals");
+        let k = self.slots[s];
+        (1.0 + d.mu[k] - value).max(-d.under[k])
+    }
+
+    /// Per slot, the most value (Σ_c y_c a_c) it can reach with its modules so far and more of
+    /// the classes `order[i + 1..]` (those after the one being placed), by an exhaustive
+    /// search (`Extend`, remembered per node class and set); where that search stops at its
+    /// node budget, its set's value plus y_c x the most of each such class it takes alone.
+    fn rest_values(&mut self, i: usize) -> Vec<f64> {
+        let (d, _) = self.duals.expect("duals");
+        let mut free = vec![false; self.st.sizes.len()];
+        for &c in &self.order[i + 1..] {
+            free[c] = d.y[c] > 0.0;
+        }
+        let mut out = Vec::with_capacity(self.slots.len());
+        for s in 0..self.slots.len() {
+            let k = self.slots[s];
+            let key = (k, i, self.cnt[s].clone());
+            if let Some(&v) = self.memo.get(&key) {
+                out.push(v);
+                continue;
+            }
+            let mut best = f64::NEG_INFINITY;
+            let mut exact = true;
+            for order in &self.st.orders[k] {
+                let mut e = Extend {
+                    its: order,
+                    y: &d.y,
+                    cnt: &self.cnt[s],
+                    free: &free,
+                    best,
+                    nodes: 0,
+                    complete: true,
+                    scratch: Vec::new(),
+                };
+                // The slot's classes must all be in this order.
+                if order.iter().map(|it| self.cnt[s][it.class]).sum::<u32>() != self.cnt[s].iter().sum::<u32>() {
+                    continue;
+                }
+                e.run(0, &vec![0.0; self.st.cpus[k]], 0.0);
+                exact &= e.complete;
+                best = best.max(e.best);
+            }
+            if !exact {
+                best = self.cnt[s].iter().zip(&d.y).map(|(&q, y)| q as f64 * y).sum();
+                for j in i + 1..self.order.len() {
+                    let c = self.order[j];
+                    if d.y[c] > 0.0 && self.st.items[k].iter().any(|it| it.class == c) {
+                        best += d.y[c] * self.room(s, c, self.st.sizes[c] as u32) as f64;
+                    }
+                }
+            }
+            if self.memo.len() > 200_000 {
+                self.memo.clear();
+            }
+            self.memo.insert(key, best);
+            out.push(best);
+        }
+        out
+    }
+
+    fn over(&self, sum: f64) -> bool {
+        self.duals.is_some_and(|(_, slack)| sum > slack + 1e-7 * (1.0 + slack.abs()))
     }
 
     /// Class `order[i]`: `rem` modules left for slots `sl[a..]`; `prev`: the count given to
@@ -673,6 +809,8 @@ impl Pack<'_> {
         most: &[u32],
         suffix: &[u32],
         twin: &[bool],
+        rest: &[f64],
+        sum: f64,
         a: usize,
         rem: u32,
         prev: u32,
@@ -689,8 +827,17 @@ impl Pack<'_> {
         let lo = rem.saturating_sub(suffix[a + 1]);
         let s = sl[a];
         for q in (lo..=hi).rev() {
+            // This slot's share of the reduced costs with q of class c, not most[a].
+            let mut next = sum;
+            if let Some((d, _)) = self.duals {
+                next += self.lower(s, rest[s] + d.y[c] * q as f64) - self.lower(s, rest[s] + d.y[c] * most[a] as f64);
+                if self.over(next) {
+                    // Fewer would only raise it.
+                    break;
+                }
+            }
             self.cnt[s][c] = q;
-            if self.spread(i, sl, most, suffix, twin, a + 1, rem - q, q, stop) {
+            if self.spread(i, sl, most, suffix, twin, rest, next, a + 1, rem - q, q, stop) {
                 return true;
             }
             if self.stopped || self.cut {
@@ -699,5 +846,64 @@ impl Pack<'_> {
         }
         self.cnt[s][c] = 0;
         false
+    }
+}
+
+/// Search nodes of one `Extend` search; beyond, the caller falls back to a looser bound.
+const EXTEND_NODES: u64 = 100_000;
+
+/// The most value a slot reaches in one order: `cnt`'s classes that are not `free` exactly as
+/// many as `cnt` says, the `free` ones (positive y) any number; each class in the order's
+/// place, the allocation simulated as in `bound`.
+struct Extend<'a> {
+    its: &'a [Item],
+    y: &'a [f64],
+    cnt: &'a [u32],
+    free: &'a [bool],
+    best: f64,
+    nodes: u64,
+    complete: bool,
+    scratch: Vec<f64>,
+}
+
+impl Extend<'_> {
+    fn run(&mut self, j: usize, loads: &[f64], val: f64) {
+        self.nodes += 1;
+        if self.nodes > EXTEND_NODES {
+            self.complete = false;
+            return;
+        }
+        if j == self.its.len() {
+            self.best = self.best.max(val);
+            return;
+        }
+        // What is left: the forced classes' value, and the free ones, each at most what fits
+        // on these loads alone.
+        let mut ub = 0.0;
+        for it in &self.its[j..] {
+            ub += self.y[it.class]
+                * if self.free[it.class] { most(loads, it, &mut self.scratch) } else { self.cnt[it.class] } as f64;
+        }
+        if val + ub <= self.best {
+            return;
+        }
+        let it = self.its[j];
+        if !self.free[it.class] {
+            let mut l = loads.to_vec();
+            for _ in 0..self.cnt[it.class] {
+                if !place(&mut l, &it) {
+                    return;
+                }
+            }
+            self.run(j + 1, &l, val + self.cnt[it.class] as f64 * self.y[it.class]);
+            return;
+        }
+        let states = copies(loads, &it);
+        for q in (0..states.len()).rev() {
+            self.run(j + 1, &states[q], val + q as f64 * self.y[it.class]);
+            if !self.complete {
+                return;
+            }
+        }
     }
 }
