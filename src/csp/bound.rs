@@ -320,18 +320,21 @@ pub fn pattern_bound(
 /// passes the allocation's simulation (`patterns::pack`, the integer side of the pattern
 /// bound): Refuted proves that no sound mapping uses only these nodes. With `reduced_costs`,
 /// the pattern LP runs first (within `budget`) and its multipliers prune the search. The
-/// search restarts after `first_run` search nodes, then after half as many more each time.
+/// search restarts after `first_run` search nodes times the Luby sequence (1, 1, 2, 1, 1, 2,
+/// 4, ...), each run after the first in an order drawn from `seed`.
+#[allow(clippy::too_many_arguments)]
 pub fn pack(
     app: &Application,
     cluster: &Cluster,
     an: &Analysis,
     reduced_costs: bool,
     first_run: u64,
+    seed: u64,
     budget: Duration,
     stop: &mut impl TerminationCondition,
 ) -> Packing {
     let duals = if reduced_costs { patterns::bound(app, cluster, an, i64::MAX, budget, stop).1 } else { None };
-    patterns::pack(app, cluster, an, duals.as_ref(), first_run, PACK_NODES, budget, stop)
+    patterns::pack(app, cluster, an, duals.as_ref(), first_run, seed, PACK_NODES, budget, stop)
 }
 
 /// The search nodes `split_bound`'s packing searches give their first run (see `pack`).
@@ -441,7 +444,7 @@ pub fn split_bound(
         if *b > keep {
             continue;
         }
-        match patterns::pack(&variant, cluster, &van, None, patterns::PACK_FIRST, PACK_QUICK, PACK_BUDGET, stop) {
+        match patterns::pack(&variant, cluster, &van, None, patterns::PACK_FIRST, 0, PACK_QUICK, PACK_BUDGET, stop) {
             patterns::Packing::Refuted => *b = refuted,
             patterns::Packing::Found(at) => packed[case] = Some(van.modules.iter().copied().zip(at).collect()),
             patterns::Packing::Unknown => open.push(case),
@@ -466,6 +469,7 @@ pub fn split_bound(
                 &van,
                 duals.as_ref(),
                 patterns::PACK_FIRST,
+                0,
                 PACK_NODES,
                 PACK_BUDGET,
                 stop,

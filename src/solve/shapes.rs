@@ -77,6 +77,9 @@ struct Pending {
     /// Per case, a packing of its modules onto the shape's nodes (numbered as in the shape's
     /// cluster), when `bound::pack` found one.
     packed: Vec<Option<Packed>>,
+    /// Whether `cases` holds every case the split left open (then refuting them all refutes
+    /// the shape).
+    whole: bool,
 }
 
 /// Searches shapes of `bound` .. (the incumbent's nodes − 1) nodes until `end` or `stop()`.
@@ -114,7 +117,7 @@ pub(super) fn search(
         listed.insert(size, shapes.len() <= MAX_SHAPES);
         for counts in shapes.into_iter().take(MAX_SHAPES) {
             let nodes = classes.iter().zip(&counts).flat_map(|(ns, &c)| ns.iter().copied().take(c)).collect();
-            pending.push(Pending { size, nodes, cases: Vec::new(), packed: Vec::new() });
+            pending.push(Pending { size, nodes, cases: Vec::new(), packed: Vec::new(), whole: false });
         }
     }
     let mut slice = FIRST_SLICE;
@@ -170,8 +173,9 @@ pub(super) fn search(
                         out.stats.refuted += 1;
                         continue;
                     }
-                    Ok((cases, packed)) => {
+                    Ok((cases, packed, whole)) => {
                         p.packed = packed;
+                        p.whole = whole;
                         // The pool takes the cases of the smallest size that has any.
                         if pool.is_empty() || pending_size == Some(p.size) {
                             pending_size = Some(p.size);
@@ -225,6 +229,18 @@ pub(super) fn search(
                     seed,
                     stop,
                 )
+            } else if let Some(ix) = (round >= 3 && round % 2 == 1)
+                .then(|| {
+                    let open: Vec<usize> = (0..p.packed.len()).filter(|&i| p.packed[i].is_none()).collect();
+                    (!open.is_empty()).then(|| open[(round as usize / 2) % open.len()])
+                })
+                .flatten()
+            {
+                // The packing search goes on for an open case without a packing (another
+                // seed each time, the cases in turn): unseen realistic 100/32 s26's one open
+                // 13-node case needs 9-50 s (8 seeds), more than the split's share.
+                let nodes = p.nodes.clone();
+                pack_on(&Question { app, cluster, sub: &sub, nodes: &nodes, opts }, &mut p, ix, budget, seed, stop)
             } else if round % 2 == 1 {
                 // From the incumbent, its objects off the shape moved onto it.
                 let mut allowed = vec![false; cluster.nodes.len()];
@@ -393,6 +409,59 @@ fn enumerate(
     out
 }
 
+/// The packing search (`bound::pack`, with the pattern LP's reduced costs) on open case `ix`
+/// of shape `p`, within `budget`: a packing is kept and walked from (`walk_on`) with the
+/// time left; a refutation drops the case, and the shape with its last case when `p.cases`
+/// held every case the split left open (Some(Err)).
+fn pack_on(
+    q: &Question,
+    p: &mut Pending,
+    ix: usize,
+    budget: Duration,
+    seed: u64,
+    stop: &mut dyn FnMut() -> bool,
+) -> Option<Result<(Mapping, Report), ()>> {
+    let Question { app, sub, opts, .. } = *q;
+    let end = Instant::now() + budget;
+    let mut variant = app.clone();
+    crate::csp::bound::apply_case(&mut variant, &p.cases[ix]);
+    let mut an = Analysis::new(&variant, sub, None);
+    an.allocation = opts.perf.allocation;
+    if !an.problems.is_empty() || stop() {
+        return None;
+    }
+    let mut halt = Halt { stop, end };
+    let first = crate::csp::bound::PACK_FIRST_RUN;
+    let found = crate::csp::bound::pack(&variant, sub, &an, true, first, seed, budget, &mut halt);
+    let stop = halt.stop;
+    match found {
+        crate::csp::bound::Packing::Found(at) => {
+            let at: Packed = an.modules.iter().copied().zip(at).collect();
+            let case = p.cases[ix].clone();
+            p.packed[ix] = Some(at.clone());
+            walk_on(q, Some((&case, &at)), end.saturating_duration_since(Instant::now()), seed, stop)
+        }
+        crate::csp::bound::Packing::Refuted => {
+            p.cases.remove(ix);
+            p.packed.remove(ix);
+            (p.cases.is_empty() && p.whole).then_some(Err(()))
+        }
+        crate::csp::bound::Packing::Unknown => None,
+    }
+}
+
+/// The caller's stop, or a deadline, as a termination condition.
+struct Halt<'a> {
+    stop: &'a mut dyn FnMut() -> bool,
+    end: Instant,
+}
+
+impl pumpkin_solver::core::termination::TerminationCondition for Halt<'_> {
+    fn should_stop(&mut self) -> bool {
+        (self.stop)() || Instant::now() >= self.end
+    }
+}
+
 /// Feasibility on `sub` by walks from fresh constructions (a new strategy and seed each try)
 /// within `budget`: Some(Ok) with a mapping sound on the whole cluster, Some(Err) when the
 /// analysis refutes `sub`, None when undecided. With `packed`, for the application with the
@@ -542,14 +611,15 @@ fn refuted(app: &Application, sub: &Cluster, opts: &SolveOptions, end: Option<In
 
 /// The node-by-node relaxation split on the pace roots' processor types
 /// (`bound::split_bound`) on `sub`: Err when it refutes every case, else the first
-/// `ALIVE_KEPT` cases it leaves open (none when there is nothing to split or `end` comes).
+/// `ALIVE_KEPT` cases it leaves open (none when there is nothing to split or `end` comes),
+/// and whether those are all it leaves open.
 #[allow(clippy::type_complexity)]
 fn split_cases(
     app: &Application,
     sub: &Cluster,
     opts: &SolveOptions,
     end: Instant,
-) -> Result<(Vec<Case>, Vec<Option<Packed>>), ()> {
+) -> Result<(Vec<Case>, Vec<Option<Packed>>, bool), ()> {
     let mut an = Analysis::new(app, sub, None);
     an.allocation = opts.perf.allocation;
     if !an.problems.is_empty() {
@@ -567,11 +637,12 @@ fn split_cases(
         Some(s) if s.alive.is_empty() => Err(()),
         Some(mut s) => {
             // Those with a packing come first.
+            let whole = s.alive.len() <= ALIVE_KEPT;
             s.alive.truncate(ALIVE_KEPT);
             s.packed.truncate(ALIVE_KEPT);
-            Ok((s.alive, s.packed))
+            Ok((s.alive, s.packed, whole))
         }
-        None => Ok((Vec::new(), Vec::new())),
+        None => Ok((Vec::new(), Vec::new(), false)),
     }
 }
 

@@ -995,15 +995,16 @@ fn packing_holds(
             if !van.problems.is_empty() {
                 continue;
             }
-            // A first run of 1 search node restarts all along (each run in another order).
+            // A first run of 1 search node restarts all along (each run in another order, the
+            // remembered extension values kept across them), with two seeds.
             let default = flowmap::csp::bound::PACK_FIRST_RUN;
-            for (reduced_costs, first) in [(false, default), (true, default), (true, 1)] {
-                if flowmap::csp::bound::pack(v, &sub, &van, reduced_costs, first, five, forever)
+            for (reduced_costs, first, seed) in [(false, default, 0), (true, default, 0), (true, 1, 0), (true, 1, 7)] {
+                if flowmap::csp::bound::pack(v, &sub, &van, reduced_costs, first, seed, five, forever)
                     == flowmap::csp::bound::Packing::Refuted
                 {
                     if let Some(k) = sound.iter().find(|k| k.iter().all(|&x| set >> x & 1 == 1)) {
                         return Err(format!(
-                            "the packing search (reduced costs: {reduced_costs}, first run {first}) refuted nodes {nodes:?}, which sound mapping {k:?} uses"
+                            "the packing search (reduced costs: {reduced_costs}, first run {first}, seed {seed}) refuted nodes {nodes:?}, which sound mapping {k:?} uses"
                         ));
                     }
                 }
@@ -1608,12 +1609,12 @@ fn packing_refutes_two_triples_the_pattern_lp_fits() {
     assert_eq!(flowmap::csp::bound::pattern_bound(&app, &four, &an, five_s, forever), Some(4));
     let first = flowmap::csp::bound::PACK_FIRST_RUN;
     for reduced_costs in [false, true] {
-        let refuted = flowmap::csp::bound::pack(&app, &four, &an, reduced_costs, first, five_s, forever);
+        let refuted = flowmap::csp::bound::pack(&app, &four, &an, reduced_costs, first, 0, five_s, forever);
         assert_eq!(refuted, flowmap::csp::bound::Packing::Refuted, "reduced costs: {reduced_costs}");
     }
     let an = flowmap::csp::Analysis::new(&app, &five, None);
     for reduced_costs in [false, true] {
-        let packed = flowmap::csp::bound::pack(&app, &five, &an, reduced_costs, first, five_s, forever);
+        let packed = flowmap::csp::bound::pack(&app, &five, &an, reduced_costs, first, 0, five_s, forever);
         assert!(matches!(packed, flowmap::csp::bound::Packing::Found(_)), "reduced costs {reduced_costs}: {packed:?}");
     }
 }
