@@ -195,6 +195,7 @@ pub fn loads_bound(app: &Application, cluster: &Cluster, an: &Analysis, budget: 
 /// `lp_budget`; the exact part (skipped with `lp_only`, and past `EXACT_MAX_TERMS`) polls `stop`. A bound above the
 /// cluster's node count proves that no sound mapping exists. Not valid when CPUs are pinned by hand (the
 /// stacking argument needs the scheduler's choice): callers check.
+/// The exact part (after the LP) gets at most `exact_budget`.
 /// With a sound mapping of `cap` nodes known (else `i64::MAX`), the exact part stops once
 /// the bound reaches `cap`: refuting "at most j nodes" for j >= cap cannot succeed, and
 /// trying to was measured to spend the whole budget (unseen realistic 100/32 s12, optimal
@@ -207,6 +208,7 @@ pub fn class_bound(
     from: i64,
     lp_budget: Duration,
     lp_only: bool,
+    exact_budget: Duration,
     cap: i64,
     stop: &mut impl TerminationCondition,
 ) -> ClassBound {
@@ -253,6 +255,8 @@ pub fn class_bound(
     if lp_only || !exact_fits {
         return ClassBound { nodes: lo, complete: lo > cluster.nodes.len() as i64, shape: Vec::new() };
     }
+    let mut stop = Within { stop, end: std::time::Instant::now().checked_add(exact_budget) };
+    let stop = &mut stop;
     loop {
         if stop.should_stop() || lo >= cap {
             return ClassBound { nodes: lo, complete: false, shape: Vec::new() };
@@ -280,6 +284,18 @@ pub fn class_bound(
             Exact::Unsat => lo += 1,
             Exact::Unknown => return ClassBound { nodes: lo, complete: false, shape: Vec::new() },
         }
+    }
+}
+
+/// The caller's stop, or a deadline.
+struct Within<'a, T: TerminationCondition> {
+    stop: &'a mut T,
+    end: Option<std::time::Instant>,
+}
+
+impl<T: TerminationCondition> TerminationCondition for Within<'_, T> {
+    fn should_stop(&mut self) -> bool {
+        self.stop.should_stop() || self.end.is_some_and(|e| std::time::Instant::now() >= e)
     }
 }
 

@@ -605,7 +605,7 @@ fn refuted(app: &Application, sub: &Cluster, opts: &SolveOptions, end: Option<In
     };
     let from = super::nodes_lower_bound(app, sub, &an, false);
     let n = sub.nodes.len() as i64;
-    crate::csp::bound::class_bound(app, sub, &an, from, budget, true, i64::MAX, &mut stop).nodes > n
+    crate::csp::bound::class_bound(app, sub, &an, from, budget, true, budget, i64::MAX, &mut stop).nodes > n
         || crate::csp::bound::node_bound(app, sub, &an, budget, &mut stop).is_some_and(|b| b > n)
 }
 

@@ -890,7 +890,7 @@ proptest! {
             // Exact and LP only (the LP alone refutes feasibility when above the node count).
             for lp_only in [false, true] {
                 let b = flowmap::csp::bound::class_bound(
-                    &app, &cluster, &an, 0, std::time::Duration::from_secs(5), lp_only, i64::MAX,
+                    &app, &cluster, &an, 0, std::time::Duration::from_secs(5), lp_only, std::time::Duration::MAX, i64::MAX,
                     &mut pumpkin_solver::core::termination::Indefinite,
                 );
                 prop_assert!(b.nodes <= min, "class bound {} (lp only {}) above the minimum {}\n{}\n{}", b.nodes, lp_only, min, t.app, t.cluster);
@@ -901,7 +901,7 @@ proptest! {
             // the exact part climbs from 0, so the cap is reached on the way.
             let exact_only = |cap: i64| {
                 flowmap::csp::bound::class_bound(
-                    &app, &cluster, &an, 0, std::time::Duration::ZERO, false, cap,
+                    &app, &cluster, &an, 0, std::time::Duration::ZERO, false, std::time::Duration::MAX, cap,
                     &mut pumpkin_solver::core::termination::Indefinite,
                 ).nodes
             };
@@ -1065,7 +1065,8 @@ fn class_bound_of(
     lp_only: bool,
 ) -> flowmap::csp::bound::ClassBound {
     let forever = &mut pumpkin_solver::core::termination::Indefinite;
-    flowmap::csp::bound::class_bound(app, cluster, an, 0, std::time::Duration::from_secs(5), lp_only, i64::MAX, forever)
+    let five = std::time::Duration::from_secs(5);
+    flowmap::csp::bound::class_bound(app, cluster, an, 0, five, lp_only, std::time::Duration::MAX, i64::MAX, forever)
 }
 
 /// The fewest nodes a brute-force sound mapping uses (None: no sound mapping).
