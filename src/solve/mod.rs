@@ -729,9 +729,10 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     // verifier on dense instances, and the CSP's branch and bound rarely improves after it
     // (a third of the time: hard 300/64 62 nodes, 1000/256 235; two thirds: 60 and 228).
     let shaping = minimizing && csp_fits && fix.is_none();
-    // With shapes to follow, a brief search by shape first (a twentieth of the time left, at
-    // most `EARLY_SHAPES`): its cheap refutations (counting, the LPs, 0.25 s a shape) often
-    // prove the first mapping optimal at once. Unseen realistic 50/16 seeds 5-8 were proven
+    // With shapes to follow, a brief search by shape first (its first two rounds, within a
+    // twentieth of the time left, at most `EARLY_SHAPES`): its cheap refutations (counting,
+    // the LPs, 0.25 s a shape, the split) often prove the first mapping optimal at once (the
+    // first round alone proved none of the four below). Unseen realistic 50/16 seeds 5-8 were proven
     // optimal only after 4.8-12.9 s: the squeeze spent 4.5-7.5 s trying to go below an
     // optimum that the shapes then proved in 0.3-1.0 s.
     if shaping && !term.should_stop() {
@@ -739,7 +740,7 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             let t = Instant::now();
             let left = deadline.map_or(EARLY_SHAPES * 20, |d| d.saturating_duration_since(t));
             let end = Some(t + (left / 20).min(EARLY_SHAPES));
-            let f = shapes::search(cx, opts, static_bound, &inc, end, &mut || term.should_stop());
+            let f = shapes::search(cx, opts, static_bound, &inc, end, 2, &mut || term.should_stop());
             stats.shapes_s += t.elapsed().as_secs_f64();
             stats.shapes.tried += f.stats.tried;
             stats.shapes.refuted += f.stats.refuted;
@@ -855,7 +856,7 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             let k = inc.2;
             let t = Instant::now();
             let end = deadline.map(|d| t + d.saturating_duration_since(t) * 3 / 4);
-            let f = shapes::search(cx, opts, static_bound, &inc, end, &mut || term.should_stop());
+            let f = shapes::search(cx, opts, static_bound, &inc, end, u64::MAX, &mut || term.should_stop());
             stats.shapes_s += t.elapsed().as_secs_f64();
             stats.shapes.tried += f.stats.tried;
             stats.shapes.refuted += f.stats.refuted;
@@ -1257,7 +1258,7 @@ pub fn search_by_shape(
     let r = verify::check(app, cluster, incumbent, &opts.perf);
     let inc = (incumbent.clone(), r, nodes_used(incumbent));
     let end = opts.time_limit.map(|l| Instant::now() + l);
-    let f = shapes::search(cx, opts, bound, &inc, end, &mut || {
+    let f = shapes::search(cx, opts, bound, &inc, end, u64::MAX, &mut || {
         opts.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
     });
     (f.best.map(|b| b.0), f.bound)

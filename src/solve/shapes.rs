@@ -82,7 +82,8 @@ struct Pending {
     whole: bool,
 }
 
-/// Searches shapes of `bound` .. (the incumbent's nodes − 1) nodes until `end` or `stop()`.
+/// Searches shapes of `bound` .. (the incumbent's nodes − 1) nodes until `end`, `stop()` or
+/// the end of round `rounds` − 1.
 /// Each shape gets, in turn: counting and the LP, the feasibility pipeline (round 0), then
 /// walks from the incumbent moved onto the shape (`walk::onto`, odd rounds) and from fresh
 /// constructions on the shape's nodes (even rounds), each round with another seed.
@@ -93,6 +94,7 @@ pub(super) fn search(
     bound: i64,
     incumbent: &(Mapping, Report, i64),
     end: Option<Instant>,
+    rounds: u64,
     stop: &mut dyn FnMut() -> bool,
 ) -> Found {
     let greedy::Ctx { app, cluster, an, .. } = cx;
@@ -275,7 +277,7 @@ pub(super) fn search(
             }
             out.bound = out.bound.max(size + 1);
         }
-        if out.bound >= best_k || stop() || end.is_some_and(|e| Instant::now() >= e) {
+        if out.bound >= best_k || stop() || end.is_some_and(|e| Instant::now() >= e) || round >= rounds {
             break;
         }
         slice = (slice * 3).min(MAX_SLICE);
