@@ -132,9 +132,8 @@ pub(super) fn search(
     // over in the time left (unseen realistic 300/64 s7: 1,195 shapes, 27.6 s; realistic 100/32,
     // committed and unseen, at most 124 shapes with 27.7 s: there the dive cost up to 8 s of a
     // proof that came anyway). Without a deadline the round-robin has all the time it needs.
-    let spread = end.is_some_and(|e| {
-        FIRST_SLICE.mul_f64(pending.len() as f64) > e.saturating_duration_since(Instant::now()) * 2
-    });
+    let spread = end
+        .is_some_and(|e| FIRST_SLICE.mul_f64(pending.len() as f64) > e.saturating_duration_since(Instant::now()) * 2);
     if dive && spread {
         if let Some(found) = dive_top(cx, opts, &mut pending, best_k, end, stop) {
             best_k = found.2;
