@@ -15,8 +15,9 @@
 //! realistic 100/32 s14's 13-node shapes, 2 of which stood against the unsplit LPs for 60 s,
 //! all fall in 17–19 s, proving its 14. Sizes go
 //! from the bound up to one below the best mapping; a level whose shapes are all refuted
-//! raises the bound. At most `MAX_SHAPES` shapes per size (most CPUs first); a size with more
-//! is searched but never proven. Shapes a dominating class could take over are left out
+//! raises the bound. At most `MAX_SHAPES` shapes per size at once (most CPUs first), the next
+//! ones when those are decided; a size with more than `MAX_LISTED` is searched but never
+//! proven. Shapes a dominating class could take over are left out
 //! (`Dominance`): unseen realistic 100/32 s23 had more than 400 9-node shapes, and 308 without
 //! those, all refuted (10 nodes proven optimal in 35 s).
 //!
@@ -35,8 +36,10 @@ use crate::verify::{self, Report, Verdict};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-/// Most shapes of one size; beyond, the size is not proven.
+/// Shapes of one size searched at once: the next ones join when all of these are decided.
 const MAX_SHAPES: usize = 400;
+/// Most shapes of one size listed; beyond, the size is not proven.
+const MAX_LISTED: usize = MAX_SHAPES * 8;
 /// The time one shape gets in the first round, and at most in any round.
 const FIRST_SLICE: Duration = Duration::from_millis(250);
 const MAX_SLICE: Duration = Duration::from_secs(20);
@@ -83,6 +86,8 @@ struct Pending {
     /// Whether `cases` holds every case the split left open (then refuting them all refutes
     /// the shape).
     whole: bool,
+    /// The round it joined the search: its stages count from there.
+    born: u64,
 }
 
 /// Searches shapes of `bound` .. (the incumbent's nodes − 1) nodes until `end`, `stop()` or
@@ -118,12 +123,24 @@ pub(super) fn search(
     let mut pending: Vec<Pending> = Vec::new();
     // The sizes whose every shape is listed (only those can be proven).
     let mut listed: BTreeMap<i64, bool> = BTreeMap::new();
+    // Per size, the shapes listed beyond the first `MAX_SHAPES`, most CPUs first: the next
+    // `MAX_SHAPES` join when none of that size is pending (unseen realistic 100/32 s35: its
+    // first 400 shapes of 14 nodes all refuted in 24 s, the size not proven for the rest).
+    let mut later: BTreeMap<i64, std::vec::IntoIter<Vec<NodeId>>> = BTreeMap::new();
     for size in bound.max(least.iter().sum::<usize>() as i64)..best {
         let shapes = enumerate(cluster, &classes, &least, &over, size as usize);
-        listed.insert(size, shapes.len() <= MAX_SHAPES);
-        for counts in shapes.into_iter().take(MAX_SHAPES) {
-            let nodes = classes.iter().zip(&counts).flat_map(|(ns, &c)| ns.iter().copied().take(c)).collect();
-            pending.push(Pending { size, nodes, cases: Vec::new(), packed: Vec::new(), whole: false });
+        listed.insert(size, shapes.len() <= MAX_LISTED);
+        let mut all: Vec<Vec<NodeId>> = shapes
+            .into_iter()
+            .take(MAX_LISTED)
+            .map(|counts| classes.iter().zip(&counts).flat_map(|(ns, &c)| ns.iter().copied().take(c)).collect())
+            .collect();
+        let rest = all.split_off(all.len().min(MAX_SHAPES));
+        for nodes in all {
+            pending.push(Pending { size, nodes, cases: Vec::new(), packed: Vec::new(), whole: false, born: 0 });
+        }
+        if !rest.is_empty() {
+            later.insert(size, rest.into_iter());
         }
     }
     let mut slice = FIRST_SLICE;
@@ -144,7 +161,30 @@ pub(super) fn search(
     // The open cases of the split at the smallest size with open shapes (from round 1).
     let mut pool: Vec<Case> = Vec::new();
     let mut pending_size: Option<i64> = None;
-    while !pending.is_empty() {
+    while !pending.is_empty() || !later.is_empty() {
+        // The next shapes of each size with none pending.
+        for (&size, rest) in later.iter_mut() {
+            if size < best_k && !pending.iter().any(|p| p.size == size) {
+                let at = pending.partition_point(|p| p.size <= size);
+                let batch: Vec<Pending> = rest
+                    .by_ref()
+                    .take(MAX_SHAPES)
+                    .map(|nodes| Pending {
+                        size,
+                        nodes,
+                        cases: Vec::new(),
+                        packed: Vec::new(),
+                        whole: false,
+                        born: round,
+                    })
+                    .collect();
+                pending.splice(at..at, batch);
+            }
+        }
+        later.retain(|&size, rest| size < best_k && !rest.as_slice().is_empty());
+        if pending.is_empty() {
+            break;
+        }
         let mut next = Vec::new();
         // From round 2, the squeeze on the whole cluster with each open case's roots on their
         // types (realistic 100/32 s1: 13 nodes in 4.7 s with one case's roots so fixed, where
@@ -176,16 +216,18 @@ pub(super) fn search(
                 next.push(p);
                 continue;
             }
-            out.stats.tried += 1;
+            out.stats.tried += usize::from(round == p.born);
+            // This shape's stage: rounds since it joined.
+            let stage = round - p.born;
             let sub = sub_cluster(cluster, &p.nodes);
             // The cheap refutations once: counting, then the class relaxation's LP.
-            if round == 0 && refuted(app, &sub, opts, end) {
+            if stage == 0 && refuted(app, &sub, opts, end) {
                 out.stats.refuted += 1;
                 continue;
             }
             // The costlier refutation once, for the shapes round 0 left open.
             let split_end = end.map_or(now + SPLIT_SLICE, |e| e.min(now + SPLIT_SLICE));
-            if round == 1 {
+            if stage == 1 {
                 match split_cases(app, &sub, opts, split_end) {
                     Err(()) => {
                         out.stats.refuted += 1;
@@ -215,14 +257,14 @@ pub(super) fn search(
             // only: on these small clusters the CSP was measured to decide nothing more (the
             // three 13-node shapes of realistic 100/32 s1 left after counting and the LP:
             // undecided after 120 s each), while the walk finds mappings.
-            let answer = if round == 0 {
+            let answer = if stage == 0 {
                 on_nodes(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, budget, seed)
-            } else if round.is_multiple_of(2) && !p.cases.is_empty() {
+            } else if stage.is_multiple_of(2) && !p.cases.is_empty() {
                 // The feasibility pipeline on one open case of the split (its roots on one
                 // type each), the cases in turn: realistic 100/32 s1's 13 nodes were found so,
                 // never in 600 s without (see `split_cases`).
                 let mut variant = app.clone();
-                crate::csp::bound::apply_case(&mut variant, &p.cases[(round as usize / 2 - 1) % p.cases.len()]);
+                crate::csp::bound::apply_case(&mut variant, &p.cases[(stage as usize / 2 - 1) % p.cases.len()]);
                 let q = Question { app: &variant, cluster, sub: &sub, nodes: &p.nodes, opts };
                 on_nodes(&q, budget, seed).and_then(|a| match a {
                     // Sound there is sound here (the same costs where the roots are): checked.
@@ -233,7 +275,7 @@ pub(super) fn search(
                     // One case refuted is not the shape refuted.
                     Err(()) => None,
                 })
-            } else if let Some((case, at)) = (round % 4 == 1)
+            } else if let Some((case, at)) = (stage % 4 == 1)
                 .then(|| p.cases.iter().zip(&p.packed).find_map(|(c, a)| Some((c, a.as_ref()?))))
                 .flatten()
             {
@@ -247,10 +289,10 @@ pub(super) fn search(
                     seed,
                     stop,
                 )
-            } else if let Some(ix) = (round >= 3 && round % 2 == 1)
+            } else if let Some(ix) = (stage >= 3 && stage % 2 == 1)
                 .then(|| {
                     let open: Vec<usize> = (0..p.packed.len()).filter(|&i| p.packed[i].is_none()).collect();
-                    (!open.is_empty()).then(|| open[(round as usize / 2) % open.len()])
+                    (!open.is_empty()).then(|| open[(stage as usize / 2) % open.len()])
                 })
                 .flatten()
             {
@@ -259,7 +301,7 @@ pub(super) fn search(
                 // 13-node case needs 9-50 s (8 seeds), more than the split's share.
                 let nodes = p.nodes.clone();
                 pack_on(&Question { app, cluster, sub: &sub, nodes: &nodes, opts }, &mut p, ix, budget, seed, stop)
-            } else if round % 2 == 1 {
+            } else if stage % 2 == 1 {
                 // From the incumbent, its objects off the shape moved onto it.
                 let mut allowed = vec![false; cluster.nodes.len()];
                 for n in &p.nodes {
@@ -286,7 +328,13 @@ pub(super) fn search(
         pending = next;
         round += 1;
         // Proven: every size below the smallest one with an undecided shape, if listed whole.
-        let open = pending.iter().filter(|p| p.size < best_k).map(|p| p.size).min().unwrap_or(best_k);
+        let open = pending
+            .iter()
+            .map(|p| p.size)
+            .chain(later.iter().filter(|(_, rest)| !rest.as_slice().is_empty()).map(|(&size, _)| size))
+            .filter(|&size| size < best_k)
+            .min()
+            .unwrap_or(best_k);
         for (&size, &whole) in &listed {
             if size >= open || !whole {
                 break;
@@ -298,7 +346,8 @@ pub(super) fn search(
         }
         slice = (slice * 3).min(MAX_SLICE);
     }
-    out.stats.undecided = pending.iter().filter(|p| p.size < best_k).count();
+    out.stats.undecided = pending.iter().filter(|p| p.size < best_k).count()
+        + later.iter().filter(|(&size, _)| size < best_k).map(|(_, rest)| rest.len()).sum::<usize>();
     out
 }
 
@@ -430,7 +479,7 @@ fn classes(cluster: &Cluster, an: &Analysis) -> (Vec<Vec<NodeId>>, Vec<usize>, D
 type Dominance = Vec<Vec<usize>>;
 
 /// The shapes with `size` nodes (at least `least`, at most each class's nodes), most CPUs
-/// first (then the faster-looking order: classes as listed), at most `MAX_SHAPES` + 1.
+/// first (then the faster-looking order: classes as listed), at most `MAX_LISTED` + 1.
 fn enumerate(
     cluster: &Cluster,
     classes: &[Vec<NodeId>],
@@ -472,12 +521,12 @@ fn enumerate(
     let dominated =
         |c: &[usize]| (0..c.len()).any(|b| c[b] > least[b] && over[b].iter().any(|&a| c[a] < classes[a].len()));
     // Enumerate a bounded number more than the cap, so a size with too many is known as such.
-    rec(0, size - base, &mut cur, classes, &mut out, MAX_SHAPES * 8, &dominated);
+    rec(0, size - base, &mut cur, classes, &mut out, MAX_LISTED, &dominated);
     let cpus = |c: &Vec<usize>| -> u64 {
         classes.iter().zip(c).map(|(ns, &k)| k as u64 * cluster.node(ns[0]).cpus as u64).sum()
     };
     out.sort_by_key(|c| std::cmp::Reverse(cpus(c)));
-    out.truncate(MAX_SHAPES + 1);
+    out.truncate(MAX_LISTED + 1);
     out
 }
 
