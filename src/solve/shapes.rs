@@ -118,6 +118,9 @@ pub(super) fn search(
     for ns in &mut classes {
         ns.sort_by_key(|n| (!busy[n.ix()], n.0));
     }
+    // Certificates of refuted shapes, per support (the classes a shape uses): shapes with one
+    // support have the same relaxation but for the node counts (`bound::refutes`).
+    let mut certs = Certs::new(cluster, &classes);
     // Every mapping uses a node of each class some object's domain lies in.
     out.bound = out.bound.max(least.iter().sum::<usize>() as i64);
     let mut pending: Vec<Pending> = Vec::new();
@@ -152,7 +155,7 @@ pub(super) fn search(
     let spread = end
         .is_some_and(|e| FIRST_SLICE.mul_f64(pending.len() as f64) > e.saturating_duration_since(Instant::now()) * 2);
     if dive && spread {
-        if let Some(found) = dive_top(cx, opts, &mut pending, best_k, end, stop) {
+        if let Some(found) = dive_top(cx, opts, &mut pending, best_k, end, &mut certs, stop) {
             best_k = found.2;
             out.best = Some(found);
         }
@@ -221,7 +224,7 @@ pub(super) fn search(
             let stage = round - p.born;
             let sub = sub_cluster(cluster, &p.nodes);
             // The cheap refutations once: counting, then the class relaxation's LP.
-            if stage == 0 && refuted(app, &sub, opts, end) {
+            if stage == 0 && refuted(app, &sub, opts, end, certs.of(&p.nodes)) {
                 out.stats.refuted += 1;
                 continue;
             }
@@ -366,6 +369,7 @@ fn dive_top(
     pending: &mut Vec<Pending>,
     best: i64,
     end: Option<Instant>,
+    certs: &mut Certs,
     stop: &mut dyn FnMut() -> bool,
 ) -> Option<(Mapping, Report, i64)> {
     let greedy::Ctx { app, cluster, .. } = cx;
@@ -380,7 +384,7 @@ fn dive_top(
         let budget = end.map_or(DIVE_SLICE, |e| e.saturating_duration_since(now).mul_f64(DIVE_SHARE).min(DIVE_SLICE));
         let p = &pending[ix];
         let sub = sub_cluster(cluster, &p.nodes);
-        if refuted(app, &sub, opts, Some(now + budget)) {
+        if refuted(app, &sub, opts, Some(now + budget), certs.of(&p.nodes)) {
             pending.remove(ix);
             break;
         }
@@ -403,6 +407,32 @@ fn dive_top(
         }
     }
     found
+}
+
+/// The certificates of refuted shapes (`bound::Certificates`) per support: which symmetry
+/// classes a shape's nodes come from.
+struct Certs {
+    class_of: Vec<usize>,
+    by_support: BTreeMap<Vec<usize>, crate::csp::bound::Certificates>,
+}
+
+impl Certs {
+    fn new(cluster: &Cluster, classes: &[Vec<NodeId>]) -> Certs {
+        let mut class_of = vec![usize::MAX; cluster.nodes.len()];
+        for (k, ns) in classes.iter().enumerate() {
+            for n in ns {
+                class_of[n.ix()] = k;
+            }
+        }
+        Certs { class_of, by_support: BTreeMap::new() }
+    }
+
+    fn of(&mut self, nodes: &[NodeId]) -> &mut crate::csp::bound::Certificates {
+        let mut support: Vec<usize> = nodes.iter().map(|n| self.class_of[n.ix()]).collect();
+        support.sort_unstable();
+        support.dedup();
+        self.by_support.entry(support).or_default()
+    }
 }
 
 /// Symmetry classes of nodes (those some object may use; each ordered by node), per class
@@ -711,8 +741,15 @@ fn sub_cluster(cluster: &Cluster, nodes: &[NodeId]) -> Cluster {
     }
 }
 
-/// Whether counting or the class relaxation's LP (at most 1 s) proves `sub` infeasible.
-fn refuted(app: &Application, sub: &Cluster, opts: &SolveOptions, end: Option<Instant>) -> bool {
+/// Whether counting or the class relaxation's LP (at most 1 s; `certs` first, see
+/// `bound::refutes`) proves `sub` infeasible.
+fn refuted(
+    app: &Application,
+    sub: &Cluster,
+    opts: &SolveOptions,
+    end: Option<Instant>,
+    certs: &mut crate::csp::bound::Certificates,
+) -> bool {
     let mut an = Analysis::new(app, sub, None);
     an.allocation = opts.perf.allocation;
     if !an.problems.is_empty() || !super::counting_refutation(app, sub, &an, None).is_empty() {
@@ -724,9 +761,9 @@ fn refuted(app: &Application, sub: &Cluster, opts: &SolveOptions, end: Option<In
         flag: opts.stop.clone(),
         done: None,
     };
-    let from = super::nodes_lower_bound(app, sub, &an, false);
     let n = sub.nodes.len() as i64;
-    crate::csp::bound::class_bound(app, sub, &an, from, budget, true, budget, i64::MAX, &mut stop).nodes > n
+    super::nodes_lower_bound(app, sub, &an, false) > n
+        || crate::csp::bound::refutes(app, sub, &an, budget, certs, &mut stop)
         || crate::csp::bound::node_bound(app, sub, &an, budget, &mut stop).is_some_and(|b| b > n)
 }
 

@@ -916,6 +916,7 @@ proptest! {
             prop_assert!(l.is_none_or(|l| l <= min), "loads tier {:?} above the minimum {}\n{}\n{}", l, min, t.app, t.cluster);
             node_bounds_hold(&app, &cluster, &an, min).map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
             packing_holds(&app, &cluster, &an, &want).map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
+            refutes_hold(&app, &cluster, &want).map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
         }
     }
 }
@@ -1007,6 +1008,43 @@ fn packing_holds(
                             "the packing search (reduced costs: {reduced_costs}, first run {first}, seed {seed}) refuted nodes {nodes:?}, which sound mapping {k:?} uses"
                         ));
                     }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The class relaxation's refutation of a set of nodes (`bound::refutes`, as the search by
+/// shape asks it) never refutes one that a brute-force sound mapping stays within: every
+/// subset of the nodes, twice over with one store of certificates, so the second pass (and
+/// much of the first) tries other subsets' certificates before solving.
+fn refutes_hold(
+    app: &Application,
+    cluster: &Cluster,
+    want: &BTreeSet<(Vec<u32>, Vec<Option<u32>>)>,
+) -> Result<(), String> {
+    let forever = &mut pumpkin_solver::core::termination::Indefinite;
+    let five = std::time::Duration::from_secs(5);
+    let mut certs = flowmap::csp::bound::Certificates::default();
+    let n = cluster.nodes.len();
+    for pass in 0..2 {
+        for set in 1..(1u32 << n) {
+            let nodes: Vec<usize> = (0..n).filter(|i| set >> i & 1 == 1).collect();
+            let sub = Cluster {
+                name: cluster.name.clone(),
+                nodes: nodes.iter().map(|&i| cluster.nodes[i].clone()).collect(),
+                networks: cluster.networks.clone(),
+            };
+            let an = flowmap::csp::Analysis::new(app, &sub, None);
+            if !an.problems.is_empty() {
+                continue;
+            }
+            if flowmap::csp::bound::refutes(app, &sub, &an, five, &mut certs, forever) {
+                if let Some(k) = want.iter().find(|k| k.0.iter().all(|&x| set >> x & 1 == 1)) {
+                    return Err(format!(
+                        "the class relaxation (pass {pass}) refuted nodes {nodes:?}, which sound mapping {k:?} uses"
+                    ));
                 }
             }
         }
