@@ -15,11 +15,20 @@
 //! realistic 100/32 s14's 13-node shapes, 2 of which stood against the unsplit LPs for 60 s,
 //! all fall in 17–19 s, proving its 14. Sizes go
 //! from the bound up to one below the best mapping; a level whose shapes are all refuted
-//! raises the bound. At most `MAX_SHAPES` shapes per size at once (most CPUs first), the next
-//! ones when those are decided; a size with more than `MAX_LISTED` is searched but never
+//! raises the bound. At most `MAX_SHAPES` shapes per size at once (most CPUs first), topped
+//! up each round; a size with more than `MAX_LISTED` is searched but never
 //! proven. Shapes a dominating class could take over are left out
 //! (`Dominance`): unseen realistic 100/32 s23 had more than 400 9-node shapes, and 308 without
 //! those, all refuted (10 nodes proven optimal in 35 s).
+//!
+//! Refuting shapes one LP each is what bounds a proof at 100/32 (unseen s35: 1,159 shapes of
+//! 14 nodes, 31 ms each; s34: 86 ms each). Two things share LPs among shapes. Boxes
+//! (`refute_boxes`, before the rounds): shapes whose envelope (the most of each class any of
+//! them takes) holds no sound mapping with at most their size are all refuted by that one
+//! LP, splitting boxes that are not (s34: 502 of 514 12-node shapes in 4.1 s). And
+//! certificates (`bound::refutes`): the multipliers that proved one shape's relaxation
+//! infeasible are tried on the next shapes with the same classes (whose rows differ only in
+//! the node counts) before their own LP is solved.
 //!
 //! Measured (realistic 100/32 s1, 3 classes besides 4 display nodes): 40 shapes with 13
 //! nodes; 37 refuted by the LP, and one of the three left holds a sound mapping the walk finds
@@ -126,25 +135,22 @@ pub(super) fn search(
     let mut pending: Vec<Pending> = Vec::new();
     // The sizes whose every shape is listed (only those can be proven).
     let mut listed: BTreeMap<i64, bool> = BTreeMap::new();
-    // Per size, the shapes listed beyond the first `MAX_SHAPES`, most CPUs first: the next
-    // `MAX_SHAPES` join when none of that size is pending (unseen realistic 100/32 s35: its
-    // first 400 shapes of 14 nodes all refuted in 24 s, the size not proven for the rest).
+    // Per size, the shapes listed beyond the first `MAX_SHAPES`, most CPUs first: each round
+    // tops that size's pending shapes up to `MAX_SHAPES` (unseen realistic 100/32 s35: its
+    // first 400 shapes of 14 nodes all refuted in 24 s, the size not proven for the rest; s34:
+    // waiting for all of a batch to be decided left its next ones untried while the open
+    // shapes' slices grew).
     let mut later: BTreeMap<i64, std::vec::IntoIter<Vec<NodeId>>> = BTreeMap::new();
+    let mut lists: BTreeMap<i64, Vec<Vec<NodeId>>> = BTreeMap::new();
     for size in bound.max(least.iter().sum::<usize>() as i64)..best {
         let shapes = enumerate(cluster, &classes, &least, &over, size as usize);
         listed.insert(size, shapes.len() <= MAX_LISTED);
-        let mut all: Vec<Vec<NodeId>> = shapes
+        let all: Vec<Vec<NodeId>> = shapes
             .into_iter()
             .take(MAX_LISTED)
             .map(|counts| classes.iter().zip(&counts).flat_map(|(ns, &c)| ns.iter().copied().take(c)).collect())
             .collect();
-        let rest = all.split_off(all.len().min(MAX_SHAPES));
-        for nodes in all {
-            pending.push(Pending { size, nodes, cases: Vec::new(), packed: Vec::new(), whole: false, born: 0 });
-        }
-        if !rest.is_empty() {
-            later.insert(size, rest.into_iter());
-        }
+        lists.insert(size, all);
     }
     let mut slice = FIRST_SLICE;
     let mut best_k = best;
@@ -152,12 +158,40 @@ pub(super) fn search(
     // over in the time left (unseen realistic 300/64 s7: 1,195 shapes, 27.6 s; realistic 100/32,
     // committed and unseen, at most 124 shapes with 27.7 s: there the dive cost up to 8 s of a
     // proof that came anyway). Without a deadline the round-robin has all the time it needs.
-    let spread = end
-        .is_some_and(|e| FIRST_SLICE.mul_f64(pending.len() as f64) > e.saturating_duration_since(Instant::now()) * 2);
+    let first: usize = lists.values().map(|l| l.len().min(MAX_SHAPES)).sum();
+    let spread =
+        end.is_some_and(|e| FIRST_SLICE.mul_f64(first as f64) > e.saturating_duration_since(Instant::now()) * 2);
     if dive && spread {
-        if let Some(found) = dive_top(cx, opts, &mut pending, best_k, end, &mut certs, stop) {
+        if let Some(found) = dive_top(cx, opts, &mut lists, best_k, end, &mut certs, stop) {
             best_k = found.2;
             out.best = Some(found);
+        }
+    }
+    // Boxes of shapes refuted together (`refute_boxes`), smallest size first, within a share
+    // of the time left (after the dive: at 300/64 a box's LP takes up to its whole second).
+    let box_end = end.map(|e| Instant::now() + e.saturating_duration_since(Instant::now()).mul_f64(BOX_SHARE));
+    for (&size, all) in lists.iter_mut() {
+        if size >= best_k || all.is_empty() {
+            continue;
+        }
+        let counts: Vec<Vec<usize>> = all.iter().map(|nodes| certs.counts(nodes, classes.len())).collect();
+        let gone = refute_boxes(app, cluster, opts, &classes, &counts, size, box_end, stop);
+        let n = gone.iter().filter(|&&g| g).count();
+        out.stats.tried += n;
+        out.stats.refuted += n;
+        let mut it = gone.iter();
+        all.retain(|_| !*it.next().expect("one per shape"));
+    }
+    for (size, mut all) in lists {
+        if size >= best_k {
+            continue;
+        }
+        let rest = all.split_off(all.len().min(MAX_SHAPES));
+        for nodes in all {
+            pending.push(Pending { size, nodes, cases: Vec::new(), packed: Vec::new(), whole: false, born: 0 });
+        }
+        if !rest.is_empty() {
+            later.insert(size, rest.into_iter());
         }
     }
     let mut round = 0u64;
@@ -167,11 +201,12 @@ pub(super) fn search(
     while !pending.is_empty() || !later.is_empty() {
         // The next shapes of each size with none pending.
         for (&size, rest) in later.iter_mut() {
-            if size < best_k && !pending.iter().any(|p| p.size == size) {
+            let here = pending.iter().filter(|p| p.size == size).count();
+            if size < best_k && here < MAX_SHAPES {
                 let at = pending.partition_point(|p| p.size <= size);
                 let batch: Vec<Pending> = rest
                     .by_ref()
-                    .take(MAX_SHAPES)
+                    .take(MAX_SHAPES - here)
                     .map(|nodes| Pending {
                         size,
                         nodes,
@@ -330,28 +365,42 @@ pub(super) fn search(
         }
         pending = next;
         round += 1;
-        // Proven: every size below the smallest one with an undecided shape, if listed whole.
-        let open = pending
-            .iter()
-            .map(|p| p.size)
-            .chain(later.iter().filter(|(_, rest)| !rest.as_slice().is_empty()).map(|(&size, _)| size))
-            .filter(|&size| size < best_k)
-            .min()
-            .unwrap_or(best_k);
-        for (&size, &whole) in &listed {
-            if size >= open || !whole {
-                break;
-            }
-            out.bound = out.bound.max(size + 1);
-        }
+        out.bound = out.bound.max(proven(&pending, &later, &listed, best_k));
         if out.bound >= best_k || stop() || end.is_some_and(|e| Instant::now() >= e) || round >= rounds {
             break;
         }
         slice = (slice * 3).min(MAX_SLICE);
     }
+    // (Also when the boxes refuted every shape, and the rounds never ran.)
+    out.bound = out.bound.max(proven(&pending, &later, &listed, best_k));
     out.stats.undecided = pending.iter().filter(|p| p.size < best_k).count()
         + later.iter().filter(|(&size, _)| size < best_k).map(|(_, rest)| rest.len()).sum::<usize>();
     out
+}
+
+/// The bound the refuted sizes prove: one above every size below the smallest one with an
+/// undecided shape (pending, or listed to join later), if listed whole.
+fn proven(
+    pending: &[Pending],
+    later: &BTreeMap<i64, std::vec::IntoIter<Vec<NodeId>>>,
+    listed: &BTreeMap<i64, bool>,
+    best_k: i64,
+) -> i64 {
+    let open = pending
+        .iter()
+        .map(|p| p.size)
+        .chain(later.iter().filter(|(_, rest)| !rest.as_slice().is_empty()).map(|(&size, _)| size))
+        .filter(|&size| size < best_k)
+        .min()
+        .unwrap_or(best_k);
+    let mut bound = 0;
+    for (&size, &whole) in listed {
+        if size >= open || !whole {
+            break;
+        }
+        bound = size + 1;
+    }
+    bound
 }
 
 /// The dive: from one below the incumbent's nodes down, the shape with the most CPUs of each
@@ -366,7 +415,7 @@ pub(super) fn search(
 fn dive_top(
     cx: greedy::Ctx,
     opts: &SolveOptions,
-    pending: &mut Vec<Pending>,
+    lists: &mut BTreeMap<i64, Vec<Vec<NodeId>>>,
     best: i64,
     end: Option<Instant>,
     certs: &mut Certs,
@@ -380,16 +429,16 @@ fn dive_top(
         if stop() || end.is_some_and(|e| now >= e) {
             break;
         }
-        let Some(ix) = pending.iter().position(|p| p.size == best_k - 1) else { break };
+        let Some(list) = lists.get_mut(&(best_k - 1)).filter(|l| !l.is_empty()) else { break };
         let budget = end.map_or(DIVE_SLICE, |e| e.saturating_duration_since(now).mul_f64(DIVE_SHARE).min(DIVE_SLICE));
-        let p = &pending[ix];
-        let sub = sub_cluster(cluster, &p.nodes);
-        if refuted(app, &sub, opts, Some(now + budget), certs.of(&p.nodes)) {
-            pending.remove(ix);
+        let nodes = list[0].clone();
+        let sub = sub_cluster(cluster, &nodes);
+        if refuted(app, &sub, opts, Some(now + budget), certs.of(&nodes)) {
+            list.remove(0);
             break;
         }
         let budget = budget.saturating_sub(now.elapsed());
-        let q = Question { app, cluster, sub: &sub, nodes: &p.nodes, opts };
+        let q = Question { app, cluster, sub: &sub, nodes: &nodes, opts };
         match walk_on(&q, None, budget, opts.build.seed.wrapping_add(best_k as u64), stop) {
             Some(Ok((m, r))) => {
                 let k = nodes_used(&m);
@@ -400,13 +449,102 @@ fn dive_top(
                 found = Some((m, r, k));
             }
             Some(Err(())) => {
-                pending.remove(ix);
+                list.remove(0);
                 break;
             }
             None => break,
         }
     }
     found
+}
+
+/// Shapes a box holds, at least, for its own LP (fewer are left to their own).
+const BOX_LEAST: usize = 3;
+/// LPs of boxes after which they must have refuted as many shapes to go on.
+const BOX_TRIAL: usize = 24;
+/// The share of the time left the boxes get, at most.
+const BOX_SHARE: f64 = 0.25;
+
+/// Which of `shapes` (counts per class, all with `size` nodes) fall in boxes refuted together:
+/// a box is the nodes of the most of each class its shapes take (their envelope), and when
+/// counting or the class relaxation's LP shows that no sound mapping uses at most `size` of
+/// its nodes, none uses a shape's, as each lies in it. A box not refuted splits on the class
+/// whose counts differ most, at the middle of their range, down to `BOX_LEAST` shapes; each
+/// box costs one LP, about what one shape's costs.
+#[allow(clippy::too_many_arguments)]
+fn refute_boxes(
+    app: &Application,
+    cluster: &Cluster,
+    opts: &SolveOptions,
+    classes: &[Vec<NodeId>],
+    shapes: &[Vec<usize>],
+    size: i64,
+    end: Option<Instant>,
+    stop: &mut dyn FnMut() -> bool,
+) -> Vec<bool> {
+    let mut out = vec![false; shapes.len()];
+    let mut todo: Vec<Vec<usize>> = vec![(0..shapes.len()).collect()];
+    let (mut lps, mut gone) = (0usize, 0usize);
+    while let Some(group) = todo.pop() {
+        // Boxes that refute fewer shapes than LPs spent are worse than shapes one by one
+        // (unseen realistic 100/32 s34: 502 of 514 12-node shapes refuted in 4.1 s by boxes,
+        // but 44 of 637 13-node ones in 8 s, about 90 LPs).
+        if stop() || end.is_some_and(|e| Instant::now() >= e) || (lps >= BOX_TRIAL && gone < lps) {
+            break;
+        }
+        if group.len() < BOX_LEAST {
+            continue;
+        }
+        let range = |k: usize| {
+            let it = group.iter().map(|&s| shapes[s][k]);
+            (it.clone().min().unwrap_or(0), it.max().unwrap_or(0))
+        };
+        let hi: Vec<usize> = (0..classes.len()).map(|k| range(k).1).collect();
+        let nodes: Vec<NodeId> = classes.iter().zip(&hi).flat_map(|(ns, &c)| ns.iter().copied().take(c)).collect();
+        lps += 1;
+        if at_most_refuted(app, &sub_cluster(cluster, &nodes), opts, size, end) {
+            for &s in &group {
+                out[s] = true;
+            }
+            gone += group.len();
+            continue;
+        }
+        let Some((k, lo, top)) = (0..classes.len())
+            .map(|k| (k, range(k).0, range(k).1))
+            .max_by_key(|&(k, lo, top)| (top - lo, std::cmp::Reverse(k)))
+        else {
+            continue;
+        };
+        if top == lo {
+            continue;
+        }
+        let mid = (lo + top) / 2;
+        let (a, b): (Vec<usize>, Vec<usize>) = group.iter().partition(|&&s| shapes[s][k] <= mid);
+        todo.push(b);
+        todo.push(a);
+    }
+    out
+}
+
+/// Whether counting or the class relaxation's LP (at most `LP_SLICE`) proves that no sound
+/// mapping uses at most `size` of `sub`'s nodes.
+fn at_most_refuted(app: &Application, sub: &Cluster, opts: &SolveOptions, size: i64, end: Option<Instant>) -> bool {
+    let mut an = Analysis::new(app, sub, None);
+    an.allocation = opts.perf.allocation;
+    if !an.problems.is_empty() || !super::counting_refutation(app, sub, &an, None).is_empty() {
+        return true;
+    }
+    let from = super::nodes_lower_bound(app, sub, &an, false);
+    if from > size {
+        return true;
+    }
+    let budget = end.map_or(LP_SLICE, |e| LP_SLICE.min(e.saturating_duration_since(Instant::now())));
+    let mut stop = super::Stop {
+        budget: Some(pumpkin_solver::core::termination::TimeBudget::starting_now(budget)),
+        flag: opts.stop.clone(),
+        done: None,
+    };
+    crate::csp::bound::class_bound(app, sub, &an, from, budget, true, budget, i64::MAX, &mut stop).nodes > size
 }
 
 /// The certificates of refuted shapes (`bound::Certificates`) per support: which symmetry
@@ -425,6 +563,15 @@ impl Certs {
             }
         }
         Certs { class_of, by_support: BTreeMap::new() }
+    }
+
+    /// A shape's nodes as counts per class.
+    fn counts(&self, nodes: &[NodeId], classes: usize) -> Vec<usize> {
+        let mut c = vec![0; classes];
+        for n in nodes {
+            c[self.class_of[n.ix()]] += 1;
+        }
+        c
     }
 
     fn of(&mut self, nodes: &[NodeId]) -> &mut crate::csp::bound::Certificates {

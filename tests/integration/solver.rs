@@ -1018,7 +1018,9 @@ fn packing_holds(
 /// The class relaxation's refutation of a set of nodes (`bound::refutes`, as the search by
 /// shape asks it) never refutes one that a brute-force sound mapping stays within: every
 /// subset of the nodes, twice over with one store of certificates, so the second pass (and
-/// much of the first) tries other subsets' certificates before solving.
+/// much of the first) tries other subsets' certificates before solving; and the class bound on
+/// each subset (what refutes a box of shapes) is at most the fewest nodes of a sound mapping
+/// within it.
 fn refutes_hold(
     app: &Application,
     cluster: &Cluster,
@@ -1045,6 +1047,19 @@ fn refutes_hold(
                     return Err(format!(
                         "the class relaxation (pass {pass}) refuted nodes {nodes:?}, which sound mapping {k:?} uses"
                     ));
+                }
+            }
+            // A box of the search by shape: the class bound on these nodes is at most the
+            // fewest nodes of a sound mapping within them.
+            let within = want
+                .iter()
+                .filter(|k| k.0.iter().all(|&x| set >> x & 1 == 1))
+                .map(|k| k.0.iter().collect::<BTreeSet<_>>().len() as i64)
+                .min();
+            if let (0, Some(min)) = (pass, within) {
+                let b = flowmap::csp::bound::class_bound(app, &sub, &an, 0, five, true, five, i64::MAX, forever).nodes;
+                if b > min {
+                    return Err(format!("class bound {b} on nodes {nodes:?}, where a sound mapping uses {min}"));
                 }
             }
         }
