@@ -531,6 +531,7 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             if b.nodes >= static_bound {
                 shape = b.shape;
             }
+            tell(opts, start, best.as_ref().map(|b| b.2), static_bound.max(b.nodes), 0);
             static_bound.max(b.nodes)
         } else {
             static_bound
@@ -843,7 +844,9 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
                 let seed = opts.build.seed.wrapping_add(round as u64);
                 // CPUs freed by stacking first, for the squeeze to move whole nodes onto.
                 let from = walk::stack(cx, from, &mut stop);
-                let (m, r) = walk::squeeze(cx, from, static_bound, seed, &mut stop);
+                let (told, rejected) = (best.as_ref().map(|b| b.2), stats.rejected);
+                let mut better = |k: i64| tell(opts, start, Some(told.map_or(k, |b| b.min(k))), static_bound, rejected);
+                let (m, r) = walk::squeeze(cx, from, static_bound, seed, &mut stop, &mut better);
                 let k = nodes_used(&m);
                 if best.as_ref().is_none_or(|b| k < b.2) {
                     stats.found_by = Some("squeeze");

@@ -855,13 +855,15 @@ fn onto_start(cx: Ctx, cur: &Mapping, rep: &Report, allowed: &[bool]) -> Option<
 /// use it, else as a removal), and runs `stack` again before either, once per change; when
 /// every used node failed, trades two of the emptiest for the unused node with the most CPUs
 /// the same way. Ends at `floor` nodes, when every attempt failed, or when `stop()` says so;
-/// the best sound mapping and its report.
+/// the best sound mapping and its report. `better` hears each smaller node count on the way
+/// (for progress displays: one squeeze may take the whole time limit).
 pub fn squeeze(
     cx: Ctx,
     start: (Mapping, Report),
     floor: i64,
     seed: u64,
     stop: &mut dyn FnMut() -> bool,
+    better: &mut dyn FnMut(i64),
 ) -> (Mapping, Report) {
     let Ctx { app, cluster, an, fix, .. } = cx;
     let (mut cur, mut rep) = start;
@@ -873,8 +875,14 @@ pub fn squeeze(
     let checker = verify::Checker::new(app, cluster, cx.popts);
     // The node count at the last restack (see below).
     let mut stacked_at = i64::MAX;
+    let mut told = super::nodes_used(&cur);
     for attempt in 0.. {
-        if super::nodes_used(&cur) <= floor || stop() {
+        let k = super::nodes_used(&cur);
+        if k < told {
+            told = k;
+            better(k);
+        }
+        if k <= floor || stop() {
             break;
         }
         let mut used = vec![false; cluster.nodes.len()];
