@@ -950,7 +950,8 @@ fn progress_reports_end_at_the_answer() {
     use std::sync::{Arc, Mutex};
     let name = "realistic-1000x256-feasible-s1";
     let i = load(&format!("models/realistic/{name}.toml"), &format!("clusters/realistic/{name}.toml"), None);
-    let seen: Arc<Mutex<Vec<(Option<i64>, Option<i64>)>>> = Arc::new(Mutex::new(Vec::new()));
+    type Seen = Vec<(Option<i64>, Option<i64>)>;
+    let seen: Arc<Mutex<Seen>> = Arc::new(Mutex::new(Vec::new()));
     let into = seen.clone();
     let opts = flowmap::solve::SolveOptions {
         time_limit: Some(std::time::Duration::from_secs(4)),
