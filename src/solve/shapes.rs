@@ -529,22 +529,32 @@ fn refute_boxes(
 /// Whether counting or the class relaxation's LP (at most `LP_SLICE`) proves that no sound
 /// mapping uses at most `size` of `sub`'s nodes.
 fn at_most_refuted(app: &Application, sub: &Cluster, opts: &SolveOptions, size: i64, end: Option<Instant>) -> bool {
+    let Some((an, budget, mut stop)) = counted(app, sub, opts, end) else { return true };
+    let from = super::nodes_lower_bound(app, sub, &an, false);
+    from > size
+        || crate::csp::bound::class_bound(app, sub, &an, from, budget, true, budget, i64::MAX, &mut stop).nodes > size
+}
+
+/// The analysis of `sub`, and an LP's budget (at most `LP_SLICE`, within `end`) with its stop;
+/// None when the analysis or counting proves that no sound mapping uses only `sub`'s nodes.
+fn counted(
+    app: &Application,
+    sub: &Cluster,
+    opts: &SolveOptions,
+    end: Option<Instant>,
+) -> Option<(Analysis, Duration, super::Stop)> {
     let mut an = Analysis::new(app, sub, None);
     an.allocation = opts.perf.allocation;
     if !an.problems.is_empty() || !super::counting_refutation(app, sub, &an, None).is_empty() {
-        return true;
-    }
-    let from = super::nodes_lower_bound(app, sub, &an, false);
-    if from > size {
-        return true;
+        return None;
     }
     let budget = end.map_or(LP_SLICE, |e| LP_SLICE.min(e.saturating_duration_since(Instant::now())));
-    let mut stop = super::Stop {
+    let stop = super::Stop {
         budget: Some(pumpkin_solver::core::termination::TimeBudget::starting_now(budget)),
         flag: opts.stop.clone(),
         done: None,
     };
-    crate::csp::bound::class_bound(app, sub, &an, from, budget, true, budget, i64::MAX, &mut stop).nodes > size
+    Some((an, budget, stop))
 }
 
 /// The certificates of refuted shapes (`bound::Certificates`) per support: which symmetry
@@ -897,17 +907,7 @@ fn refuted(
     end: Option<Instant>,
     certs: &mut crate::csp::bound::Certificates,
 ) -> bool {
-    let mut an = Analysis::new(app, sub, None);
-    an.allocation = opts.perf.allocation;
-    if !an.problems.is_empty() || !super::counting_refutation(app, sub, &an, None).is_empty() {
-        return true;
-    }
-    let budget = end.map_or(LP_SLICE, |e| LP_SLICE.min(e.saturating_duration_since(Instant::now())));
-    let mut stop = super::Stop {
-        budget: Some(pumpkin_solver::core::termination::TimeBudget::starting_now(budget)),
-        flag: opts.stop.clone(),
-        done: None,
-    };
+    let Some((an, budget, mut stop)) = counted(app, sub, opts, end) else { return true };
     let n = sub.nodes.len() as i64;
     super::nodes_lower_bound(app, sub, &an, false) > n
         || crate::csp::bound::refutes(app, sub, &an, budget, certs, &mut stop)
