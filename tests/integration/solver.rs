@@ -986,12 +986,7 @@ fn packing_holds(
             .map(|key| &key.0)
             .collect();
         for set in 1..(1u32 << n) {
-            let nodes: Vec<usize> = (0..n).filter(|i| set >> i & 1 == 1).collect();
-            let sub = Cluster {
-                name: cluster.name.clone(),
-                nodes: nodes.iter().map(|&i| cluster.nodes[i].clone()).collect(),
-                networks: cluster.networks.clone(),
-            };
+            let (nodes, sub) = subset(cluster, set);
             let van = flowmap::csp::Analysis::new(v, &sub, None);
             if !van.problems.is_empty() {
                 continue;
@@ -1015,6 +1010,17 @@ fn packing_holds(
     Ok(())
 }
 
+/// The nodes of `cluster` in bit set `set` (by index), and the cluster of just those.
+fn subset(cluster: &Cluster, set: u32) -> (Vec<usize>, Cluster) {
+    let nodes: Vec<usize> = (0..cluster.nodes.len()).filter(|i| set >> i & 1 == 1).collect();
+    let sub = Cluster {
+        name: cluster.name.clone(),
+        nodes: nodes.iter().map(|&i| cluster.nodes[i].clone()).collect(),
+        networks: cluster.networks.clone(),
+    };
+    (nodes, sub)
+}
+
 /// The class relaxation's refutation of a set of nodes (`bound::refutes`, as the search by
 /// shape asks it) never refutes one that a brute-force sound mapping stays within: every
 /// subset of the nodes, twice over with one store of certificates, so the second pass (and
@@ -1032,12 +1038,7 @@ fn refutes_hold(
     let n = cluster.nodes.len();
     for pass in 0..2 {
         for set in 1..(1u32 << n) {
-            let nodes: Vec<usize> = (0..n).filter(|i| set >> i & 1 == 1).collect();
-            let sub = Cluster {
-                name: cluster.name.clone(),
-                nodes: nodes.iter().map(|&i| cluster.nodes[i].clone()).collect(),
-                networks: cluster.networks.clone(),
-            };
+            let (nodes, sub) = subset(cluster, set);
             let an = flowmap::csp::Analysis::new(app, &sub, None);
             if !an.problems.is_empty() {
                 continue;
