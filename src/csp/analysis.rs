@@ -47,6 +47,9 @@ pub struct Analysis {
     pub problems: Vec<String>,
     /// What the requirement-aware presolve removed from the domains (`csp::presolve`).
     pub presolve: Presolve,
+    /// `texec_lo` per module over the final domains (set once they are: at the end of `new`
+    /// and `scoped`), for the squeeze's move costs, which ask it per candidate node.
+    texec_min: Vec<f64>,
     /// G_sync with no communication time (lower bounds) and with the slowest network's on every
     /// edge (upper bounds): the mapping-independent structure the bounds are computed on.
     pub(crate) sync_lo: Arc<SyncGraph>,
@@ -298,6 +301,7 @@ impl Analysis {
             rate_hi: Vec::new(),
             problems,
             presolve: Presolve::default(),
+            texec_min: Vec::new(),
             sync_lo,
             sync_hi,
         };
@@ -305,6 +309,7 @@ impl Analysis {
         if an.problems.is_empty() {
             super::presolve::run(app, cluster, &mut an);
         }
+        an.texec_min = (0..an.modules.len()).map(|mi| an.texec_lo(app, cluster, mi)).collect();
         an
     }
 
@@ -330,6 +335,7 @@ impl Analysis {
         }
         an.presolve = Presolve::default();
         an.refresh_bounds(app, cluster);
+        an.texec_min = (0..an.modules.len()).map(|mi| an.texec_lo(app, cluster, mi)).collect();
         an
     }
 
@@ -434,6 +440,11 @@ impl Analysis {
             .iter()
             .map(|&n| self.costs(app, cluster, mi, n).0)
             .fold(f64::INFINITY, f64::min)
+    }
+
+    /// `texec_lo` as of the end of construction (the domains are not changed after it).
+    pub fn texec_min(&self, mi: usize) -> f64 {
+        self.texec_min[mi]
     }
 
     /// (T_exec, LD) of module `mi` on node `n`'s processor type.

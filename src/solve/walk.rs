@@ -172,6 +172,9 @@ struct Tables {
     bw: Vec<Vec<[f64; 2]>>,
 }
 
+/// A module in the allocation estimate: (T_I/O key, tie-break, T_exec, LD, pace needed).
+type Entry = (f64, u32, f64, f64, f64);
+
 /// Bytes per second of every edge: the predicted rate when there is a prediction, else the
 /// analysis' highest rate.
 fn edge_bytes(cx: Ctx, r: Option<&Report>) -> Vec<f64> {
@@ -230,27 +233,35 @@ impl Tables {
     /// keeps every module there at its current pace by the published allocation simulated with
     /// the prediction's T_it (`greedy::keeps_pace`; an estimate, the verifier judges).
     fn stacks(&self, cx: Ctx, o: ObjectId, mi: usize, n: NodeId) -> bool {
-        let (app, cluster, an) = (cx.app, cx.cluster, cx.an);
         if self.tit.is_empty() {
             return false;
         }
-        let mut ms: Vec<(f64, u32, f64, f64, f64)> = self.on_node[n.ix()]
+        let mut ms: Vec<Entry> = self.entries(cx, n);
+        ms.push(self.entry(cx, o, mi, n));
+        super::greedy::keeps_pace(&mut ms, cx.cluster.node(n).cpus as usize)
+    }
+
+    /// The allocation entries (`greedy::keeps_pace`) of the modules on `n`.
+    fn entries(&self, cx: Ctx, n: NodeId) -> Vec<Entry> {
+        self.on_node[n.ix()]
             .iter()
-            .map(|&x| (x, an.module_of[x.index()].expect("module")))
-            .chain(std::iter::once((o, mi)))
-            .map(|(x, mi)| {
-                let (texec, ld) = an.costs(app, cluster, mi, n);
-                let ins = &an.inputs[mi];
-                if ins.is_empty() || an.cycle_of[mi].is_some() {
-                    return (texec * (1.0 - ld), x.index() as u32, texec, ld, texec);
-                }
-                let pace = |s: usize| self.tit[an.modules[s].index()];
-                let wait = ins.iter().map(|i| i.ratio * pace(i.source)).fold(texec, f64::max);
-                let need = ins.iter().map(|i| i.ratio * pace(i.source)).fold(f64::INFINITY, f64::min);
-                (wait - texec * ld, x.index() as u32, texec, ld, need)
-            })
-            .collect();
-        super::greedy::keeps_pace(&mut ms, cluster.node(n).cpus as usize)
+            .map(|&x| self.entry(cx, x, cx.an.module_of[x.index()].expect("module"), n))
+            .collect()
+    }
+
+    /// Module `x` (module index `mi`) on `n` as an allocation entry: (T_I/O key, tie-break,
+    /// T_exec, LD, pace needed), with the prediction's T_it (`paced`).
+    fn entry(&self, cx: Ctx, x: ObjectId, mi: usize, n: NodeId) -> Entry {
+        let (app, cluster, an) = (cx.app, cx.cluster, cx.an);
+        let (texec, ld) = an.costs(app, cluster, mi, n);
+        let ins = &an.inputs[mi];
+        if ins.is_empty() || an.cycle_of[mi].is_some() {
+            return (texec * (1.0 - ld), x.index() as u32, texec, ld, texec);
+        }
+        let pace = |s: usize| self.tit[an.modules[s].index()];
+        let wait = ins.iter().map(|i| i.ratio * pace(i.source)).fold(texec, f64::max);
+        let need = ins.iter().map(|i| i.ratio * pace(i.source)).fold(f64::INFINITY, f64::min);
+        (wait - texec * ld, x.index() as u32, texec, ld, need)
     }
 
     /// How bad moving the objects `unit` (one, or a group that must share a node) to `n` looks
@@ -272,7 +283,7 @@ impl Tables {
             let l: f64 = mods.iter().map(|&mi| an.load_lo(app, cluster, mi, n)).sum();
             cost += 2.0 * ((self.load[i] + l - cpus).max(0.0) - (self.load[i] - cpus).max(0.0));
             for &mi in &mods {
-                let lo = an.texec_lo(app, cluster, mi);
+                let lo = an.texec_min(mi);
                 let t = an.costs(app, cluster, mi, n).0;
                 if lo > 0.0 && lo.is_finite() {
                     cost += (t / lo - 1.0).min(4.0);
@@ -1123,12 +1134,19 @@ pub fn stack(cx: Ctx, start: (Mapping, Report), stop: &mut dyn FnMut() -> bool) 
             .collect();
         cands.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
         let mut from: Vec<NodeId> = Vec::new();
+        // The node's entries sorted once; each candidate is merged in (`keeps_pace_with`).
+        let mut base = t.entries(cx, n);
+        super::greedy::sort_entries(&mut base);
+        let cpus = cluster.node(n).cpus as usize;
         for &(_, _, i, mi) in &cands {
             if from.len() >= STACK_TRIES {
                 break;
             }
             let f = p.modules[i].object;
-            if from.contains(&p.modules[i].node) || !t.stacks(cx, f, mi, n) {
+            if from.contains(&p.modules[i].node)
+                || t.tit.is_empty()
+                || !super::greedy::keeps_pace_with(&base, t.entry(cx, f, mi, n), cpus)
+            {
                 continue;
             }
             from.push(p.modules[i].node);
