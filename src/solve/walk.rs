@@ -875,6 +875,7 @@ const REPACK_TRIES: usize = 12;
 /// first that places every module, with the victim's filters on a node of a neighbour, is
 /// returned when the verifier calls it sound. None otherwise, and for victims with pinned
 /// objects or objects bound to share a node.
+#[allow(clippy::too_many_arguments)]
 fn repack(
     cx: Ctx,
     cur: &Mapping,
@@ -904,8 +905,9 @@ fn repack(
         }
     }
     let ty = &cluster.nodes[v].processor;
-    let mut others: Vec<usize> =
-        (0..cluster.nodes.len()).filter(|&n| used[n] && n != v && !near.contains(&n) && &cluster.nodes[n].processor == ty).collect();
+    let mut others: Vec<usize> = (0..cluster.nodes.len())
+        .filter(|&n| used[n] && n != v && !near.contains(&n) && &cluster.nodes[n].processor == ty)
+        .collect();
     while near.len() < REPACK_NODES && !others.is_empty() {
         near.push(others.swap_remove(rng.random_range(0..others.len())));
     }
@@ -1084,7 +1086,8 @@ pub fn squeeze(
         // next to a walk (3-9 s when it fails at 1000/256-3000/1024). Measured (60 s): unseen
         // realistic 1000/256 tight s7 114 -> 113 (bound 103), 3000/1024 s4 384 -> 380-382
         // (349); tried before any walk failed, it cost 3000/1024 s3 409 -> 425 (372).
-        if ahead.as_ref().is_some_and(|a| a.0 > 0) && super::nodes_used(&cur) >= stacked_at && failed.iter().any(|&f| f) {
+        if ahead.as_ref().is_some_and(|a| a.0 > 0) && super::nodes_used(&cur) >= stacked_at && failed.iter().any(|&f| f)
+        {
             let mut done = None;
             for v in victims.iter().copied().filter(|&v| !failed[v]).take(LOOKAHEAD) {
                 if stop() {
