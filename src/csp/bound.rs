@@ -53,7 +53,7 @@
 //! the smallest j not refuted, even when the budget ends first.
 
 mod patterns;
-pub use patterns::Packing;
+pub use patterns::{pack_local, Packing};
 
 use super::flow::Flow;
 use super::{analysis::follow_key, analysis::may_follow, analysis::Stack, Analysis};

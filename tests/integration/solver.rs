@@ -991,9 +991,33 @@ fn packing_holds(
             if !van.problems.is_empty() {
                 continue;
             }
+            // The local search (`bound::pack_local`) agrees with the exhaustive one: a packing
+            // it finds has every module on these nodes, and the exhaustive search does not
+            // refute the set; on at most 3 nodes its neighbourhoods (3 to 5 nodes, searched
+            // exhaustively) cover every node, so it finds a packing whenever one exists.
+            let default = flowmap::csp::bound::PACK_FIRST_RUN;
+            let exhaustive = flowmap::csp::bound::pack(v, &sub, &van, false, default, 0, five, forever);
+            for seed in [0, 5] {
+                let local = flowmap::csp::bound::pack_local(v, &sub, &van, seed, 2_000, five, forever);
+                match &local {
+                    flowmap::csp::bound::Packing::Found(at) => {
+                        if let Some(m) = at.iter().position(|n| n.ix() >= sub.nodes.len()) {
+                            return Err(format!("the local search put module {m} off nodes {nodes:?}"));
+                        }
+                        if exhaustive == flowmap::csp::bound::Packing::Refuted {
+                            return Err(format!("the local search (seed {seed}) packed nodes {nodes:?}, which the exhaustive search refutes"));
+                        }
+                    }
+                    flowmap::csp::bound::Packing::Refuted => return Err("the local search refuted".into()),
+                    flowmap::csp::bound::Packing::Unknown => {
+                        if nodes.len() <= 3 && matches!(exhaustive, flowmap::csp::bound::Packing::Found(_)) {
+                            return Err(format!("the local search (seed {seed}) found no packing of nodes {nodes:?}, where the exhaustive search found one"));
+                        }
+                    }
+                }
+            }
             // A first run of 1 search node restarts all along (each run in another order, the
             // remembered extension values kept across them), with two seeds.
-            let default = flowmap::csp::bound::PACK_FIRST_RUN;
             for (reduced_costs, first, seed) in [(false, default, 0), (true, default, 0), (true, 1, 0), (true, 1, 7)] {
                 if flowmap::csp::bound::pack(v, &sub, &van, reduced_costs, first, seed, five, forever)
                     == flowmap::csp::bound::Packing::Refuted
