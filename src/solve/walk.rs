@@ -858,6 +858,18 @@ fn onto_start(cx: Ctx, cur: &Mapping, rep: &Report, allowed: &[bool]) -> Option<
     Some(m)
 }
 
+/// `repack` of node `v` alone, as the squeeze calls it (for tests): the used nodes are
+/// `cur`'s (`rep` its report), the random choices drawn from `seed`.
+pub fn repack_node(cx: Ctx, cur: &Mapping, rep: &Report, v: NodeId, seed: u64) -> Option<(Mapping, Report)> {
+    let mut used = vec![false; cx.cluster.nodes.len()];
+    for p in &cur.placement {
+        used[p.node.ix()] = true;
+    }
+    let mut rng = StdRng::seed_from_u64(seed);
+    let checker = verify::Checker::new(cx.app, cx.cluster, cx.popts);
+    repack(cx, cur, rep, &used, v.ix(), &mut rng, &checker, &mut || false)
+}
+
 /// Nodes a repack spreads a victim's modules over, and the packings it tries.
 const REPACK_NODES: usize = 16;
 const REPACK_TRIES: usize = 12;

@@ -903,6 +903,45 @@ fn stack_puts_a_module_behind_each_light_cpu_of_a_node() {
     assert_eq!(cpus.iter().filter(|&&c| c == 0).count(), 2, "one source and one w per CPU: {cpus:?}");
 }
 
+/// `walk::repack` empties a node by packing its modules with those of other used nodes onto
+/// those nodes in decreasing order key, a module sharing a CPU where the allocation estimate
+/// lets every module there keep its pace. The instance of `stack_moves_a_module_behind_a_light_one`
+/// with w's node b as the victim: with src at LD 0.2 (T_I/O 80 ms) src goes first on a's one
+/// CPU and w (71.5 ms) follows it at T_cexec = 30 / 0.8 = 37.5 ms <= 100 ms, so b is emptied and
+/// the mapping is sound on a alone; with src at LD 0.5 (T_I/O 50 ms) w comes first and src, a
+/// self-paced module, would be slowed behind it, and a has no free CPU: no repack (None).
+#[test]
+fn repack_empties_a_node_where_the_allocation_lets_modules_share() {
+    let popts = Options::default();
+    for (ld, emptied) in [(0.2, true), (0.5, false)] {
+        let app = format!(
+            "[[modules]]\nname = \"src\"\ntexec = {{ fast = \"100 ms\" }}\nload = {{ fast = {ld} }}\npin = [\"a\"]\n\
+             [[modules]]\nname = \"w\"\ntexec = {{ fast = \"30 ms\" }}\nload = {{ fast = 0.95 }}\n\
+             [[connections]]\nfrom = \"src\"\nto = \"w\"\nkind = \"fifo\"\nvolume = \"1 B\"\n"
+        );
+        let cluster = "[[networks]]\nname = \"eth\"\nbandwidth = \"1 GB/s\"\nlatency = \"0 ms\"\n\
+                       [[nodes]]\nnames = \"a\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n\
+                       [[nodes]]\nnames = \"b\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n";
+        let (app, cluster, start, m, r) = walked(&app, cluster, "[place]\nsrc = \"a\"\nw = \"b\"\n", |cx, start| {
+            let b = cx.cluster.nodes.iter().position(|n| n.name == "b").unwrap();
+            let out = flowmap::solve::walk::repack_node(cx, &start.0, &start.1, flowmap::model::NodeId(b as u32), 1);
+            assert_eq!(out.is_some(), emptied, "LD {ld}");
+            out.unwrap_or(start)
+        });
+        if emptied {
+            assert_ne!(m, start);
+            assert_eq!(flowmap::solve::nodes_used(&m), 1, "LD {ld}");
+            let a = cluster.nodes.iter().position(|n| n.name == "a").unwrap();
+            assert!(m.placement.iter().all(|p| p.node.ix() == a), "all on a: {:?}", m.placement);
+            let p = r.prediction.as_ref().unwrap();
+            let mp = p.modules.iter().find(|mp| app.object(mp.object).name == "w").unwrap();
+            assert_close!(mp.tcexec, 0.0375, 1e-9);
+        }
+        assert_eq!(r.verdict, Verdict::Sound, "LD {ld}");
+        assert_eq!(verify::check(&app, &cluster, &m, &popts).verdict, Verdict::Sound, "LD {ld}");
+    }
+}
+
 /// `walk::stack` frees a CPU where the allocation lets a module share one. src (100 ms, LD 0.2,
 /// self-paced) is pinned to the 1-CPU node a, w (30 ms, LD 0.95) reads it through a FIFO and
 /// starts on b. On a, the order is decreasing T_I/O: src 100 x (1 − 0.2) = 80 ms, w waits for
