@@ -903,6 +903,20 @@ fn stack_puts_a_module_behind_each_light_cpu_of_a_node() {
     assert_eq!(cpus.iter().filter(|&&c| c == 0).count(), 2, "one source and one w per CPU: {cpus:?}");
 }
 
+/// src (100 ms, LD `ld`, self-paced, pinned to the 1-CPU node a) and w (30 ms, LD 0.95,
+/// reading src through a FIFO), and the cluster of the 1-CPU nodes a and b (TOML texts).
+fn src_and_w(ld: f64) -> (String, String) {
+    let app = format!(
+        "[[modules]]\nname = \"src\"\ntexec = {{ fast = \"100 ms\" }}\nload = {{ fast = {ld} }}\npin = [\"a\"]\n\
+         [[modules]]\nname = \"w\"\ntexec = {{ fast = \"30 ms\" }}\nload = {{ fast = 0.95 }}\n\
+         [[connections]]\nfrom = \"src\"\nto = \"w\"\nkind = \"fifo\"\nvolume = \"1 B\"\n"
+    );
+    let cluster = "[[networks]]\nname = \"eth\"\nbandwidth = \"1 GB/s\"\nlatency = \"0 ms\"\n\
+                   [[nodes]]\nnames = \"a\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n\
+                   [[nodes]]\nnames = \"b\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n";
+    (app, cluster.to_string())
+}
+
 /// `walk::repack` empties a node by packing its modules with those of other used nodes onto
 /// those nodes in decreasing order key, a module sharing a CPU where the allocation estimate
 /// lets every module there keep its pace. The instance of `stack_moves_a_module_behind_a_light_one`
@@ -914,14 +928,8 @@ fn stack_puts_a_module_behind_each_light_cpu_of_a_node() {
 fn repack_empties_a_node_where_the_allocation_lets_modules_share() {
     let popts = Options::default();
     for (ld, emptied) in [(0.2, true), (0.5, false)] {
-        let app = format!(
-            "[[modules]]\nname = \"src\"\ntexec = {{ fast = \"100 ms\" }}\nload = {{ fast = {ld} }}\npin = [\"a\"]\n\
-             [[modules]]\nname = \"w\"\ntexec = {{ fast = \"30 ms\" }}\nload = {{ fast = 0.95 }}\n\
-             [[connections]]\nfrom = \"src\"\nto = \"w\"\nkind = \"fifo\"\nvolume = \"1 B\"\n"
-        );
-        let cluster = "[[networks]]\nname = \"eth\"\nbandwidth = \"1 GB/s\"\nlatency = \"0 ms\"\n\
-                       [[nodes]]\nnames = \"a\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n\
-                       [[nodes]]\nnames = \"b\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n";
+        let (app, cluster) = src_and_w(ld);
+        let cluster = cluster.as_str();
         let (app, cluster, start, m, r) = walked(&app, cluster, "[place]\nsrc = \"a\"\nw = \"b\"\n", |cx, start| {
             let b = cx.cluster.nodes.iter().position(|n| n.name == "b").unwrap();
             let out = flowmap::solve::walk::repack_node(cx, &start.0, &start.1, flowmap::model::NodeId(b as u32), 1);
@@ -953,14 +961,8 @@ fn repack_empties_a_node_where_the_allocation_lets_modules_share() {
 fn stack_moves_a_module_behind_a_light_one() {
     let popts = Options::default();
     for (ld, moved) in [(0.2, true), (0.5, false)] {
-        let app = format!(
-            "[[modules]]\nname = \"src\"\ntexec = {{ fast = \"100 ms\" }}\nload = {{ fast = {ld} }}\npin = [\"a\"]\n\
-             [[modules]]\nname = \"w\"\ntexec = {{ fast = \"30 ms\" }}\nload = {{ fast = 0.95 }}\n\
-             [[connections]]\nfrom = \"src\"\nto = \"w\"\nkind = \"fifo\"\nvolume = \"1 B\"\n"
-        );
-        let cluster = "[[networks]]\nname = \"eth\"\nbandwidth = \"1 GB/s\"\nlatency = \"0 ms\"\n\
-                       [[nodes]]\nnames = \"a\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n\
-                       [[nodes]]\nnames = \"b\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n";
+        let (app, cluster) = src_and_w(ld);
+        let cluster = cluster.as_str();
         let (app, start, m, r) = stacked(&app, cluster, "[place]\nsrc = \"a\"\nw = \"b\"\n");
         let cluster = parse::cluster_from_str(cluster, "cluster.toml").unwrap();
         assert_eq!(flowmap::solve::nodes_used(&m), if moved { 1 } else { 2 }, "LD {ld}");
