@@ -1001,7 +1001,8 @@ fn repack(
 /// on the remaining used nodes until the mapping is sound (kept) or the walk gives up (the
 /// node is not tried again until a later success). Trades a small used node for a bigger
 /// unused one before a walk (moving the small node's objects there whole when they all may
-/// use it, else as a removal), and runs `stack` again before either, once per change; when
+/// use it, else as a removal), and runs `slow_pacers` and `stack` again before either, once
+/// per node count; when
 /// every used node failed, trades two of the emptiest for the unused node with the most CPUs
 /// the same way. Ends at `floor` nodes, when every attempt failed, or when `stop()` says so;
 /// the best sound mapping and its report. `better` hears each smaller node count on the way
@@ -1124,10 +1125,13 @@ pub fn squeeze(
         // too), as before 2026-11-27, each restack moved ~100 modules in 1.1-1.9 s, with a
         // trade between two and no removal, 6 cycles running (unseen 3000/1024 s3: restacks
         // took ~35 s of the squeeze's 52); once per node count, s3 429 -> 414, committed s1
-        // 445 -> 439, unseen s2 435 and s4 384 unchanged.
+        // 445 -> 439, unseen s2 435 and s4 384 unchanged. Before it, the pacers onto slower
+        // nodes (`slow_pacers`): the nodes of the slower type come into use during the
+        // squeeze (trades for bigger nodes), none is used at its start.
         if ahead.as_ref().is_some_and(|a| a.0 > 0) && super::nodes_used(&cur) < stacked_at {
             stacked_at = super::nodes_used(&cur);
             let before = cur.clone();
+            (cur, rep) = slow_pacers(cx, (cur, rep), stop);
             (cur, rep) = stack(cx, (cur, rep), stop);
             if cur != before {
                 continue;
@@ -1214,12 +1218,13 @@ pub fn squeeze(
 }
 
 /// What `stack` builds from a mapping: modules per node, per node the CPUs taken, the traffic
-/// per edge, the tables.
+/// per edge, the tables, per module its FIFO readers (module index, gather ratio).
 struct StackTables {
     count: Vec<usize>,
     taken: Vec<Vec<u32>>,
     bytes: Vec<f64>,
     t: Tables,
+    readers: Vec<Vec<(usize, f64)>>,
 }
 
 /// Modules tried per node by `stack` (each from another node).
@@ -1231,7 +1236,8 @@ const STACK_TRIES: usize = 3;
 /// such node (in node order), the modules from elsewhere that would leave every module there
 /// at its pace by `Tables::stacks` (the allocation simulated with the prediction's T_it; those
 /// on nodes with the fewest modules first, so that the squeeze can empty those, and at most
-/// one per node) are moved there one at a time, up to `STACK_TRIES`, and judged by the
+/// one per node; not a module that paces itself where its T_exec would outpace a FIFO
+/// reader) are moved there one at a time, up to `STACK_TRIES`, and judged by the
 /// verifier; a sound result is kept and the same node is tried again (its next lightest CPU
 /// may host another). A module moves at most once. The squeeze then moves whole nodes onto
 /// the CPUs freed. Ends when every node was tried or `stop()` says so.
@@ -1264,7 +1270,7 @@ pub fn stack(cx: Ctx, start: (Mapping, Report), stop: &mut dyn FnMut() -> bool) 
         }
         let Some(p) = rep.prediction.as_ref() else { break };
         let n = NodeId(next as u32);
-        let StackTables { count, taken, bytes, t } = tables.get_or_insert_with(|| {
+        let StackTables { count, taken, bytes, t, readers } = tables.get_or_insert_with(|| {
             let mut count = vec![0usize; nn];
             let mut taken: Vec<Vec<u32>> = vec![Vec::new(); nn];
             for mp in &p.modules {
@@ -1275,7 +1281,13 @@ pub fn stack(cx: Ctx, start: (Mapping, Report), stop: &mut dyn FnMut() -> bool) 
             }
             let bytes = edge_bytes(cx, Some(&rep));
             let t = Tables::new(cx, &cur, &bytes, &[]).paced(true, &rep);
-            StackTables { count, taken, bytes, t }
+            let mut readers: Vec<Vec<(usize, f64)>> = vec![Vec::new(); p.modules.len()];
+            for (j, ins) in p.sync_inputs.iter().enumerate() {
+                for x in ins {
+                    readers[x.source].push((j, x.ratio));
+                }
+            }
+            StackTables { count, taken, bytes, t, readers }
         });
         if taken[n.ix()].len() != cluster.node(n).cpus as usize {
             next += 1;
@@ -1291,6 +1303,13 @@ pub fn stack(cx: Ctx, start: (Mapping, Report), stop: &mut dyn FnMut() -> bool) 
                 let f = &p.modules[i];
                 let mi = an.module_of[o.index()]?;
                 let texec = an.costs(app, cluster, mi, n).0;
+                // A module that paces itself runs no faster than T_exec here: not where one
+                // of its FIFO readers could not keep up with that pace.
+                if p.sync_inputs[i].is_empty()
+                    && readers[i].iter().any(|&(j, r)| !verify::le(p.modules[j].tcexec, r * texec))
+                {
+                    return None;
+                }
                 Some((count[f.node.ix()], texec / f.tit, i, mi))
             })
             .collect();
@@ -1334,3 +1353,84 @@ pub fn stack(cx: Ctx, start: (Mapping, Report), stop: &mut dyn FnMut() -> bool) 
     }
     (cur, rep)
 }
+
+/// Slower pacers: each module that paces itself (no FIFO input, outside cycles) moved, where
+/// the estimate says every module there keeps its pace, to a used node of a slower processor
+/// type (the slowest first, up to `SLOW_TRIES` nodes, each judged by the verifier). Its
+/// pipeline then runs at a lower rate: the modules it paces get more time per message
+/// (smaller T_exec / T_it), so more of them may share a CPU (`stack`), and the squeeze frees
+/// more nodes. Requirements (a minimum frequency, a latency) are the verifier's to keep.
+pub fn slow_pacers(cx: Ctx, start: (Mapping, Report), stop: &mut dyn FnMut() -> bool) -> (Mapping, Report) {
+    let Ctx { app, cluster, an, popts, fix, .. } = cx;
+    let checker = verify::Checker::new(app, cluster, popts);
+    let (mut cur, mut rep) = start;
+    let fixed = |o: ObjectId| fix.is_some_and(|f| f.placement[o.index()].is_some());
+    let share = an.must_share(app, cluster);
+    // Those whose domain has a node of a slower type than the fastest they may use.
+    let pacers: Vec<(ObjectId, usize)> = an
+        .modules
+        .iter()
+        .copied()
+        .filter_map(|o| {
+            let mi = an.module_of[o.index()].expect("a module");
+            let paces_itself = an.inputs[mi].is_empty() && an.cycle_of[mi].is_none();
+            let t = an.domain[o.index()].iter().map(|&n| an.costs(app, cluster, mi, n).0);
+            let spread = t.clone().fold(f64::NEG_INFINITY, f64::max) > t.fold(f64::INFINITY, f64::min);
+            (paces_itself && spread && !fixed(o) && share[o.index()].is_empty()).then_some((o, mi))
+        })
+        .collect();
+    // The used nodes and the tables, built again only after a move.
+    let mut tables: Option<(Vec<bool>, Vec<f64>, Tables)> = None;
+    for &(o, mi) in &pacers {
+        if stop() {
+            break;
+        }
+        if rep.prediction.is_none() {
+            break;
+        }
+        let (used, bytes, t) = tables.get_or_insert_with(|| {
+            let mut used = vec![false; cluster.nodes.len()];
+            for p in &cur.placement {
+                used[p.node.ix()] = true;
+            }
+            let bytes = edge_bytes(cx, Some(&rep));
+            let t = Tables::new(cx, &cur, &bytes, &[]).paced(true, &rep);
+            (used, bytes, t)
+        });
+        let here = cur.node_of(o);
+        let tex = an.costs(app, cluster, mi, here).0;
+        let mut cands: Vec<(f64, NodeId)> = an.domain[o.index()]
+            .iter()
+            .copied()
+            .filter(|&n| used[n.ix()] && n != here)
+            .filter_map(|n| {
+                let tn = an.costs(app, cluster, mi, n).0;
+                if tn <= tex * (1.0 + verify::EPS) {
+                    return None;
+                }
+                let mut ms = t.entries(cx, n);
+                ms.push(t.entry(cx, o, mi, n));
+                super::greedy::keeps_pace(&mut ms, cluster.node(n).cpus as usize).then_some((tn, n))
+            })
+            .collect();
+        cands.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        for &(_, n) in cands.iter().take(SLOW_TRIES) {
+            if stop() {
+                break;
+            }
+            let mut m = cur.clone();
+            m.placement[o.index()] = Placement { node: n, cpu: None };
+            reroute(cx, &mut m, o, bytes.as_slice());
+            if checker.terse(&m).verdict == verify::Verdict::Sound {
+                rep = checker.full(&m);
+                cur = m;
+                tables = None;
+                break;
+            }
+        }
+    }
+    (cur, rep)
+}
+
+/// Nodes `slow_pacers` tries per module.
+const SLOW_TRIES: usize = 3;

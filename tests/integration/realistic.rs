@@ -1017,3 +1017,47 @@ fn progress_reports_end_at_the_answer() {
         assert!(seen[..at].iter().any(|s| s.1 == Some(bound)), "bound {bound} told only with the squeeze: {seen:?}");
     }
 }
+
+/// `walk::slow_pacers` moves a module that paces itself to a used node of a slower processor
+/// type, which slows its pipeline down (more time per message for its readers), unless the
+/// slower pace breaks something. src (self-paced; 20 ms on `fast`, 40 ms on `slow`, LD 0.5)
+/// starts on the fast 3-CPU node f with its reader w (pinned there); x (pinned, 50 ms, LD 0.3)
+/// keeps the slow 2-CPU node s in use with a CPU free, and sends y (pinned to f) 15 MB a
+/// message: 20 x 15 = 300 MB/s from s to f, of the network's 500. On s src takes the free CPU
+/// and runs alone at T_exec: T_it = 40 ms (25 Hz), and w, 5 ms a message, keeps up. Not moved:
+/// - with w required at 30 Hz or more (T_it <= 33.3 ms): the presolve leaves src only f;
+/// - with 10 MB messages to w: 25 x 10 = 250 MB/s more from s to f, 550 in all, over the
+///   network's 500 (each link alone fits, so only the verifier sees it).
+#[test]
+fn slow_pacers_move_a_source_to_a_slower_node_unless_its_pace_is_required() {
+    let popts = Options::default();
+    for (required, volume, moved) in [(false, "1 B", true), (true, "1 B", false), (false, "10 MB", false)] {
+        let mut app = format!(
+            "[[modules]]\nname = \"src\"\ntexec = {{ fast = \"20 ms\", slow = \"40 ms\" }}\nload = {{ fast = 0.5, slow = 0.5 }}\n\
+             [[modules]]\nname = \"w\"\ntexec = {{ fast = \"5 ms\" }}\nload = {{ fast = 0.9 }}\npin = [\"f\"]\n\
+             [[modules]]\nname = \"x\"\ntexec = {{ slow = \"50 ms\" }}\nload = {{ slow = 0.3 }}\npin = [\"s\"]\n\
+             [[modules]]\nname = \"y\"\ntexec = {{ fast = \"5 ms\" }}\nload = {{ fast = 0.5 }}\npin = [\"f\"]\n\
+             [[connections]]\nfrom = \"src\"\nto = \"w\"\nkind = \"fifo\"\nvolume = \"{volume}\"\n\
+             [[connections]]\nfrom = \"x\"\nto = \"y\"\nkind = \"fifo\"\nvolume = \"15 MB\"\n",
+        );
+        if required {
+            app.push_str("[[requirements]]\nname = \"w-rate\"\nmodule = \"w\"\nmin_frequency = \"30 Hz\"\n");
+        }
+        let cluster = "[[networks]]\nname = \"eth\"\nbandwidth = \"500 MB/s\"\nlatency = \"0 ms\"\n\
+                       [[nodes]]\nnames = \"f\"\ncpus = 3\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n\
+                       [[nodes]]\nnames = \"s\"\ncpus = 2\nprocessor = \"slow\"\nnetworks = [\"eth\"]\n";
+        let (app, cluster, start, m, r) =
+            walked(&app, cluster, "[place]\nsrc = \"f\"\nw = \"f\"\nx = \"s\"\ny = \"f\"\n", |cx, start| {
+                flowmap::solve::walk::slow_pacers(cx, start, &mut || false)
+            });
+        let case = format!("required {required}, volume {volume}");
+        let src = app.graph.node_indices().find(|&o| app.object(o).name == "src").unwrap();
+        assert_eq!(cluster.node(m.node_of(src)).name, if moved { "s" } else { "f" }, "{case}");
+        assert_eq!(m == start, !moved, "{case}");
+        let p = r.prediction.as_ref().unwrap();
+        let tit = p.modules.iter().find(|mp| mp.object == src).unwrap().tit;
+        assert_close!(tit, if moved { 0.040 } else { 0.020 }, 1e-9);
+        assert_eq!(r.verdict, Verdict::Sound, "{case}");
+        assert_eq!(verify::check(&app, &cluster, &m, &popts).verdict, Verdict::Sound, "{case}");
+    }
+}
