@@ -1356,7 +1356,8 @@ pub fn stack(cx: Ctx, start: (Mapping, Report), stop: &mut dyn FnMut() -> bool) 
 
 /// Slower pacers: each module that paces itself (no FIFO input, outside cycles) moved, where
 /// the estimate says every module there keeps its pace, to a used node of a slower processor
-/// type (the slowest first, up to `SLOW_TRIES` nodes, each judged by the verifier). Its
+/// type (the slowest first, up to `SLOW_TRIES` nodes, each judged by the verifier), else
+/// swapped with a module of such a node that may use its node (as many tries). Its
 /// pipeline then runs at a lower rate: the modules it paces get more time per message
 /// (smaller T_exec / T_it), so more of them may share a CPU (`stack`), and the squeeze frees
 /// more nodes. Requirements (a minimum frequency, a latency) are the verifier's to keep.
@@ -1381,7 +1382,7 @@ pub fn slow_pacers(cx: Ctx, start: (Mapping, Report), stop: &mut dyn FnMut() -> 
         .collect();
     // The used nodes and the tables, built again only after a move.
     let mut tables: Option<(Vec<bool>, Vec<f64>, Tables)> = None;
-    for &(o, mi) in &pacers {
+    'pacers: for &(o, mi) in &pacers {
         if stop() {
             break;
         }
@@ -1421,6 +1422,52 @@ pub fn slow_pacers(cx: Ctx, start: (Mapping, Report), stop: &mut dyn FnMut() -> 
             let mut m = cur.clone();
             m.placement[o.index()] = Placement { node: n, cpu: None };
             reroute(cx, &mut m, o, bytes.as_slice());
+            if checker.terse(&m).verdict == verify::Verdict::Sound {
+                rep = checker.full(&m);
+                cur = m;
+                tables = None;
+                continue 'pacers;
+            }
+        }
+        // Else a swap: o takes the place of a module b on a used node of a slower type, and b
+        // takes o's, where the estimate says both nodes keep every module's pace (the slower
+        // nodes are mostly full in a minimised mapping).
+        let mut swaps: Vec<(f64, NodeId, ObjectId)> = Vec::new();
+        for &n in an.domain[o.index()].iter() {
+            if !used[n.ix()] || n == here {
+                continue;
+            }
+            let tn = an.costs(app, cluster, mi, n).0;
+            if tn <= tex * (1.0 + verify::EPS) {
+                continue;
+            }
+            for &b in &t.on_node[n.ix()] {
+                let Some(bi) = an.module_of[b.index()] else { continue };
+                if fixed(b) || !share[b.index()].is_empty() || !an.domain[b.index()].contains(&here) {
+                    continue;
+                }
+                let mut at_n: Vec<Entry> = t.entries(cx, n).into_iter().filter(|e| e.1 != b.index() as u32).collect();
+                at_n.push(t.entry(cx, o, mi, n));
+                let mut at_here: Vec<Entry> =
+                    t.entries(cx, here).into_iter().filter(|e| e.1 != o.index() as u32).collect();
+                at_here.push(t.entry(cx, b, bi, here));
+                if super::greedy::keeps_pace(&mut at_n, cluster.node(n).cpus as usize)
+                    && super::greedy::keeps_pace(&mut at_here, cluster.node(here).cpus as usize)
+                {
+                    swaps.push((tn, n, b));
+                }
+            }
+        }
+        swaps.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        for &(_, n, b) in swaps.iter().take(SLOW_TRIES) {
+            if stop() {
+                break;
+            }
+            let mut m = cur.clone();
+            m.placement[o.index()] = Placement { node: n, cpu: None };
+            m.placement[b.index()] = Placement { node: here, cpu: None };
+            reroute(cx, &mut m, o, bytes.as_slice());
+            reroute(cx, &mut m, b, bytes.as_slice());
             if checker.terse(&m).verdict == verify::Verdict::Sound {
                 rep = checker.full(&m);
                 cur = m;

@@ -1061,3 +1061,45 @@ fn slow_pacers_move_a_source_to_a_slower_node_unless_its_pace_is_required() {
         assert_eq!(verify::check(&app, &cluster, &m, &popts).verdict, Verdict::Sound, "{case}");
     }
 }
+
+/// `walk::slow_pacers` swaps a module that paces itself with a module of a full node of a
+/// slower type. src (self-paced; 20 ms on `fast`, 40 ms on `slow`, LD 0.5) and its reader w
+/// (pinned) fill the fast 2-CPU node f; x (pinned, 50 ms, LD 0.3) and z (reads x; 5 ms on
+/// `fast`, 10 ms on `slow`, LD 0.5) fill the slow 2-CPU node s, so src has no free CPU there.
+/// Swapped, src runs alone on a CPU of s at T_exec: T_it = 40 ms; z on f keeps x's pace (50 ms
+/// a message, 5 ms of work) and w src's (40 ms, 5 ms of work). Without z's costs on `fast`
+/// there is nothing to swap with, and nothing moves.
+#[test]
+fn slow_pacers_swap_a_source_with_a_module_of_a_full_slower_node() {
+    let popts = Options::default();
+    for (z_fast, moved) in [(true, true), (false, false)] {
+        let z = if z_fast { "{ fast = \"5 ms\", slow = \"10 ms\" }" } else { "{ slow = \"10 ms\" }" };
+        let zl = if z_fast { "{ fast = 0.5, slow = 0.5 }" } else { "{ slow = 0.5 }" };
+        let app = format!(
+            "[[modules]]\nname = \"src\"\ntexec = {{ fast = \"20 ms\", slow = \"40 ms\" }}\nload = {{ fast = 0.5, slow = 0.5 }}\n\
+             [[modules]]\nname = \"w\"\ntexec = {{ fast = \"5 ms\" }}\nload = {{ fast = 0.9 }}\npin = [\"f\"]\n\
+             [[modules]]\nname = \"x\"\ntexec = {{ slow = \"50 ms\" }}\nload = {{ slow = 0.3 }}\npin = [\"s\"]\n\
+             [[modules]]\nname = \"z\"\ntexec = {z}\nload = {zl}\n\
+             [[connections]]\nfrom = \"src\"\nto = \"w\"\nkind = \"fifo\"\nvolume = \"1 B\"\n\
+             [[connections]]\nfrom = \"x\"\nto = \"z\"\nkind = \"fifo\"\nvolume = \"1 B\"\n",
+        );
+        let cluster = "[[networks]]\nname = \"eth\"\nbandwidth = \"500 MB/s\"\nlatency = \"0 ms\"\n\
+                       [[nodes]]\nnames = \"f\"\ncpus = 2\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n\
+                       [[nodes]]\nnames = \"s\"\ncpus = 2\nprocessor = \"slow\"\nnetworks = [\"eth\"]\n";
+        let (app, cluster, start, m, r) =
+            walked(&app, cluster, "[place]\nsrc = \"f\"\nw = \"f\"\nx = \"s\"\nz = \"s\"\n", |cx, start| {
+                flowmap::solve::walk::slow_pacers(cx, start, &mut || false)
+            });
+        let named = |name: &str| app.graph.node_indices().find(|&o| app.object(o).name == name).unwrap();
+        let (src, z) = (named("src"), named("z"));
+        let on = |o| cluster.node(m.node_of(o)).name.as_str();
+        assert_eq!((on(src), on(z)), if moved { ("s", "f") } else { ("f", "s") }, "z on fast {z_fast}");
+        assert_eq!(m == start, !moved, "z on fast {z_fast}");
+        let p = r.prediction.as_ref().unwrap();
+        let tit = |o| p.modules.iter().find(|mp| mp.object == o).unwrap().tit;
+        assert_close!(tit(src), if moved { 0.040 } else { 0.020 }, 1e-9);
+        assert_close!(tit(z), 0.050, 1e-9);
+        assert_eq!(r.verdict, Verdict::Sound, "z on fast {z_fast}");
+        assert_eq!(verify::check(&app, &cluster, &m, &popts).verdict, Verdict::Sound, "z on fast {z_fast}");
+    }
+}
