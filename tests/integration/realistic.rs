@@ -1103,3 +1103,53 @@ fn slow_pacers_swap_a_source_with_a_module_of_a_full_slower_node() {
         assert_eq!(verify::check(&app, &cluster, &m, &popts).verdict, Verdict::Sound, "z on fast {z_fast}");
     }
 }
+
+/// Minimising, `greedy::best` repairs an unsound construction on fewer nodes than its best
+/// sound one. Five modules, each 10 ms on `fast` and 40 ms on `slow`, LD 1 (one CPU each, no
+/// sharing): a -> b (greedy: b runs at its own pace) with the path [a, b] required within
+/// 55 ms, and d, e, g alone. Cluster: s (`slow`, 4 CPUs) and f1..f5 (`fast`, 1 CPU each). By
+/// eq 11 the path takes T_it(a) + T_it(b) = 80 ms with both on s, 50 ms with one on a fast
+/// node. The presolve cannot see it (each alone is within 55 - 10 = 45 ms on s). The
+/// strategies that prefer the fast type put each module on its own fast node (5 nodes, sound);
+/// packing onto the biggest node puts a and b on s (2 nodes, unsound by the latency), and the
+/// repair walk moves one of them to a fast node: sound, on fewer than 5 nodes. (The optimum is
+/// 2, s and one fast node: the squeeze's job, not the constructions'.)
+#[test]
+fn greedy_best_repairs_an_unsound_construction_on_fewer_nodes() {
+    let m = |name: &str| {
+        format!("[[modules]]\nname = \"{name}\"\ntexec = {{ fast = \"10 ms\", slow = \"40 ms\" }}\nload = {{ fast = 1, slow = 1 }}\n")
+    };
+    let app = ["a", "b", "d", "e", "g"].iter().map(|n| m(n)).collect::<String>()
+        + "[[connections]]\nfrom = \"a\"\nto = \"b\"\nkind = \"greedy\"\nvolume = \"1 B\"\n\
+           [[requirements]]\nname = \"ab\"\npath = [\"a\", \"b\"]\nmax_latency = \"55 ms\"\n";
+    let cluster = "[[networks]]\nname = \"eth\"\nbandwidth = \"500 MB/s\"\nlatency = \"0 ms\"\n\
+                   [[nodes]]\nnames = \"s\"\ncpus = 4\nprocessor = \"slow\"\nnetworks = [\"eth\"]\n\
+                   [[nodes]]\nnames = \"f1..f5\"\ncpus = 1\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n";
+    let popts = Options::default();
+    let app = parse::application_from_str(&app, "app.toml", &[]).unwrap();
+    let cluster = parse::cluster_from_str(cluster, "cluster.toml").unwrap();
+    let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+    let cx = flowmap::solve::greedy::Ctx {
+        app: &app,
+        cluster: &cluster,
+        an: &an,
+        fix: None,
+        popts: &popts,
+        filter_locality: true,
+        deadline: None,
+    };
+    use flowmap::solve::{greedy, nodes_used};
+    // Without the repair: every construction is unsound or on 5 nodes.
+    let mut fewer_unsound = 0;
+    for st in greedy::MIN_STRATEGIES {
+        let c = greedy::construct(cx, st).unwrap();
+        let sound = verify::check(&app, &cluster, &c, &popts).verdict == Verdict::Sound;
+        assert!(!sound || nodes_used(&c) == 5, "{st:?}");
+        fewer_unsound += usize::from(!sound && nodes_used(&c) < 5);
+    }
+    assert!(fewer_unsound > 0);
+    let (got, r) = greedy::best(cx, true, &mut || false).unwrap();
+    assert!(nodes_used(&got) < 5, "{}", nodes_used(&got));
+    assert_eq!(r.verdict, Verdict::Sound);
+    assert_eq!(verify::check(&app, &cluster, &got, &popts).verdict, Verdict::Sound);
+}
