@@ -791,15 +791,17 @@ fn forced_construction_past_its_deadline_places_everything() {
 
 /// The greedy mapper's context for an instance, with filter locality and no deadline.
 pub fn ctx<'a>(i: &'a Instance, an: &'a flowmap::csp::Analysis, popts: &'a Options) -> flowmap::solve::greedy::Ctx<'a> {
-    flowmap::solve::greedy::Ctx {
-        app: &i.app,
-        cluster: &i.cluster,
-        an,
-        fix: None,
-        popts,
-        filter_locality: true,
-        deadline: None,
-    }
+    ctx_of(&i.app, &i.cluster, an, popts)
+}
+
+/// The constructions' context without a partial mapping or a deadline, filters local.
+fn ctx_of<'a>(
+    app: &'a flowmap::model::Application,
+    cluster: &'a flowmap::model::Cluster,
+    an: &'a flowmap::csp::Analysis,
+    popts: &'a Options,
+) -> flowmap::solve::greedy::Ctx<'a> {
+    flowmap::solve::greedy::Ctx { app, cluster, an, fix: None, popts, filter_locality: true, deadline: None }
 }
 
 /// `Analysis::costs` (a table per module and processor type since 9a655fe) agrees with the
@@ -853,15 +855,7 @@ fn walked(
     let rep = verify::check(&app, &cluster, &start, &popts);
     assert_eq!(rep.verdict, Verdict::Sound);
     let an = flowmap::csp::Analysis::new(&app, &cluster, None);
-    let cx = flowmap::solve::greedy::Ctx {
-        app: &app,
-        cluster: &cluster,
-        an: &an,
-        fix: None,
-        popts: &popts,
-        filter_locality: true,
-        deadline: None,
-    };
+    let cx = ctx_of(&app, &cluster, &an, &popts);
     let (m, r) = walk(cx, (start.clone(), rep));
     (app, cluster, start, m, r)
 }
@@ -1129,15 +1123,7 @@ fn greedy_best_repairs_an_unsound_construction_on_fewer_nodes() {
     let app = parse::application_from_str(&app, "app.toml", &[]).unwrap();
     let cluster = parse::cluster_from_str(cluster, "cluster.toml").unwrap();
     let an = flowmap::csp::Analysis::new(&app, &cluster, None);
-    let cx = flowmap::solve::greedy::Ctx {
-        app: &app,
-        cluster: &cluster,
-        an: &an,
-        fix: None,
-        popts: &popts,
-        filter_locality: true,
-        deadline: None,
-    };
+    let cx = ctx_of(&app, &cluster, &an, &popts);
     use flowmap::solve::{greedy, nodes_used};
     // Without the repair: every construction is unsound or on 5 nodes.
     let mut fewer_unsound = 0;
