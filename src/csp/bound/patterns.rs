@@ -37,7 +37,7 @@
 //! nodes, 4 whole ones); one is a start for the walk, which on realistic 100/32 s3's known
 //! 12-node shape turned a packing into a sound mapping at once.
 
-use super::{classes, dual_bound, ipm_duals, Classes, Rows};
+use super::{classes, dual_bound, ipm_duals, ipm_solve, Classes, Rows};
 use crate::csp::Analysis;
 use crate::model::{Application, Cluster};
 use pumpkin_solver::core::termination::TerminationCondition;
@@ -233,7 +233,12 @@ pub(super) fn bound(
             let b = dual_bound(&rows, &w) - charge;
             if b.is_finite() && best.is_none_or(|x| b > x) {
                 best = Some(b);
-                duals = Some(Duals { mu: (0..items.len()).map(|k| w[nc + k].max(0.0)).collect(), y, under });
+                duals = Some(Duals {
+                    mu: (0..items.len()).map(|k| w[nc + k].max(0.0)).collect(),
+                    y,
+                    under,
+                    cols: Vec::new(),
+                });
             }
             if best.is_some_and(|b| b.ceil() as i64 > target) || added == 0 {
                 break;
@@ -250,18 +255,22 @@ pub(super) fn bound(
             exact = false;
         }
     }
+    if let Some(d) = &mut duals {
+        d.cols = cols;
+    }
     (best.map(|b| b.ceil().max(0.0) as i64), duals)
 }
 
 /// The multipliers of the pattern LP's best certified round, for `pack`: per module class
 /// y_c >= 0, per node class μ_k >= 0 and how far below zero the reduced cost 1 + μ_k − Σ_c
 /// y_c a_pc of any of its patterns p goes (at most `under[k]`: the pricing search was
-/// exhaustive).
+/// exhaustive). With them, every column the column generation found (`pack_dive`'s start).
 #[derive(Clone, Debug)]
 pub struct Duals {
     y: Vec<f64>,
     mu: Vec<f64>,
     under: Vec<f64>,
+    cols: Vec<Pattern>,
 }
 
 /// The covering LP over `cols`: one variable per column (cost 1, at most its class's nodes),
@@ -888,6 +897,184 @@ pub fn pack_local(
         }
     }
     Packing::Unknown
+}
+
+/// Rounds of column generation per step of `pack_dive`, at most.
+const DIVE_ROUNDS: usize = 60;
+/// The exhaustive pricing search of one round of `pack_dive`, at most.
+const DIVE_PRICE: Duration = Duration::from_millis(100);
+
+/// A packing (as `pack` defines it) by diving on the pattern LP, a price-and-branch
+/// heuristic: column generation for the covering LP of what is left, then the column with
+/// the largest value (perturbed after the first dive) is taken whole: one node of its class,
+/// its counts cut to what is left (a subset of a pattern in the same order is a pattern),
+/// and again, until every module is placed, a node class runs out or the LP needs its
+/// artificials (that dive fails; the next starts with every column found so far). Where the
+/// LP is nearly integral, as when its optimum is the shape's node count and a packing
+/// exists, the dive follows it to one. Found or Unknown (it proves nothing). With `duals`
+/// (the pattern bound's on the same instance), its columns start the first LP.
+#[allow(clippy::too_many_arguments)]
+pub fn pack_dive(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    duals: Option<&Duals>,
+    seed: u64,
+    budget: Duration,
+    stop: &mut impl TerminationCondition,
+) -> Packing {
+    let end = Instant::now() + budget;
+    let Some(st) = setup(app, cluster, an, stop) else {
+        return Packing::Unknown;
+    };
+    let (nc, nk) = (st.sizes.len(), st.node_classes.len());
+    let slots = slots_of(&st);
+    let mut pool: BTreeSet<Pattern> = BTreeSet::new();
+    for (k, its) in st.items.iter().enumerate() {
+        for it in its {
+            pool.insert((k, vec![(it.class, 1)]));
+        }
+    }
+    // The bound's columns, when they are of this setup (it is deterministic).
+    if let Some(d) = duals.filter(|d| d.y.len() == nc && d.mu.len() == nk) {
+        pool.extend(d.cols.iter().filter(|(k, p)| *k < nk && p.iter().all(|e| e.0 < nc)).cloned());
+    }
+    let mut seed = (0x7a3c_9e1f_55d2_b461u64 ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15)).max(1);
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut gseed = rnd();
+    let mut loads = Vec::new();
+    for dive in 0u64.. {
+        if Instant::now() >= end || stop.should_stop() {
+            break;
+        }
+        let mut caps: Vec<u32> = st.node_classes.iter().map(|ns| ns.len() as u32).collect();
+        let mut sizes: Vec<u32> = st.sizes.iter().map(|&z| z as u32).collect();
+        // Per node class, the sets its nodes take (counts per module class).
+        let mut taken: Vec<Vec<Vec<u32>>> = vec![Vec::new(); nk];
+        let placed = loop {
+            if sizes.iter().all(|&z| z == 0) {
+                break true;
+            }
+            let Some(lp) = residual_lp(&st, &mut pool, &caps, &sizes, end, stop, &mut gseed) else {
+                break false;
+            };
+            let mut pick: Option<(f64, &Pattern)> = None;
+            for (p, x) in &lp {
+                let noise = if dive == 0 { 0.0 } else { (rnd() >> 11) as f64 / (1u64 << 53) as f64 * 0.4 };
+                let score = x + noise;
+                if *x > 1e-3 && pick.is_none_or(|(b, _)| score > b) {
+                    pick = Some((score, p));
+                }
+            }
+            let Some((_, (k, p))) = pick else { break false };
+            let mut set = vec![0u32; nc];
+            for &(c, q) in p {
+                set[c] = q.min(sizes[c]);
+                sizes[c] -= set[c];
+            }
+            caps[*k] -= 1;
+            taken[*k].push(set);
+        };
+        if !placed {
+            continue;
+        }
+        let mut cnt = vec![vec![0u32; nc]; slots.len()];
+        for (s, &(k, _)) in slots.iter().enumerate() {
+            if let Some(set) = taken[k].pop() {
+                cnt[s] = set;
+            }
+        }
+        // Checked as `pack`'s are (the cut sets are patterns by monotonicity).
+        if (0..slots.len()).all(|s| set_fits(&st, slots[s].0, &cnt[s], &mut loads)) {
+            return Packing::Found(at_of(&st, &slots, &cnt, an.modules.len()));
+        }
+    }
+    Packing::Unknown
+}
+
+/// `pack_dive`'s covering LP of what is left (`caps` nodes per node class, `sizes` modules
+/// per class) by column generation from `pool`'s columns cut to what is left, new columns
+/// joining `pool`: per column its value. None when stopped, or when the LP needs its
+/// artificials (no covering with the columns found).
+#[allow(clippy::too_many_arguments)]
+fn residual_lp(
+    st: &Setup,
+    pool: &mut BTreeSet<Pattern>,
+    caps: &[u32],
+    sizes: &[u32],
+    end: Instant,
+    stop: &mut impl TerminationCondition,
+    seed: &mut u64,
+) -> Option<Vec<(Pattern, f64)>> {
+    let nc = sizes.len();
+    let mut seen: BTreeSet<Pattern> = BTreeSet::new();
+    let mut cols: Vec<Pattern> = Vec::new();
+    for (k, p) in pool.iter() {
+        if caps[*k] == 0 {
+            continue;
+        }
+        let q: Vec<(usize, u32)> = p.iter().map(|&(c, q)| (c, q.min(sizes[c]))).filter(|e| e.1 > 0).collect();
+        if !q.is_empty() && seen.insert((*k, q.clone())) {
+            cols.push((*k, q));
+        }
+    }
+    let orders: Vec<Vec<Vec<Item>>> = st
+        .orders
+        .iter()
+        .map(|os| os.iter().map(|o| o.iter().map(|it| Item { size: sizes[it.class], ..*it }).collect()).collect())
+        .collect();
+    let capsf: Vec<f64> = caps.iter().map(|&c| c as f64).collect();
+    let sizesf: Vec<f64> = sizes.iter().map(|&z| z as f64).collect();
+    let big = capsf.iter().sum::<f64>() + 1.0;
+    for round in 0..DIVE_ROUNDS {
+        if stop.should_stop() || Instant::now() >= end {
+            return None;
+        }
+        let rows = master(&cols, &capsf, &sizesf, big);
+        let (w, x, _) = ipm_solve(&rows, end.saturating_duration_since(Instant::now()))?;
+        let y: Vec<f64> = (0..nc).map(|c| w[c].max(0.0)).collect();
+        let n = cols.len();
+        // Greedy pricing, then (when it finds nothing) the exhaustive search.
+        let mut added = 0;
+        for exact in [false, true] {
+            for k in 0..caps.len() {
+                if caps[k] == 0 {
+                    continue;
+                }
+                let mu = w[nc + k].max(0.0);
+                for order in &orders[k] {
+                    let (value, pattern, _) = if exact {
+                        price(order, &y, st.cpus[k], end.min(Instant::now() + DIVE_PRICE))
+                    } else {
+                        greedy(order, &y, st.cpus[k], seed)
+                    };
+                    if value - mu - 1.0 > 1e-7 && !pattern.is_empty() {
+                        let p = (k, pattern);
+                        if seen.insert(p.clone()) {
+                            pool.insert(p.clone());
+                            cols.push(p);
+                            added += 1;
+                        }
+                    }
+                }
+            }
+            if added > 0 {
+                break;
+            }
+        }
+        if added == 0 || round + 1 == DIVE_ROUNDS {
+            if x[n..n + nc].iter().any(|&a| a > 1e-4) {
+                return None;
+            }
+            return Some(cols.into_iter().take(n).zip(x).collect());
+        }
+    }
+    None
 }
 
 /// The Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, ... (1-based).
