@@ -740,12 +740,12 @@ fn pack_on(
     }
     let mut halt = Halt { stop, end };
     let first = crate::csp::bound::PACK_FIRST_RUN;
-    // The dive on the pattern LP first (a third of the slice), then the local search, then
+    // The dive on the pattern LP first (half of the slice), then the local search, then
     // the exhaustive one with the time left: on unseen realistic 100/32 s37's four open
     // 16-node cases the local search found packings in 1-2 s where the exhaustive one found
     // none in 3.4 s; on s26's one case, where the pattern LP's optimum is the node count,
     // neither finds one within the slices, and the dive finds one in about 2 s.
-    let mut found = crate::csp::bound::pack_dive(&variant, sub, &an, seed, budget / 3, &mut halt);
+    let mut found = crate::csp::bound::pack_dive(&variant, sub, &an, seed, budget / 2, &mut halt);
     if found == crate::csp::bound::Packing::Unknown {
         let left = end.saturating_duration_since(Instant::now());
         found = crate::csp::bound::pack_local(&variant, sub, &an, seed, u64::MAX, left / 2, &mut halt);
