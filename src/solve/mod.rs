@@ -728,7 +728,8 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     // 50/16 tight).
     let lns_useful = minimizing || !csp_fits;
     // Minimising from a sound mapping: first empty nodes with the verifier-guided walk, in
-    // two thirds of the time left (all of it without a CSP to follow; it ends sooner when
+    // two thirds of the time left (a sixth with the search by shape to follow; all of it
+    // without a CSP to follow; it ends sooner when
     // no node can go). Measured: LNS's sub-model candidates are mostly rejected by the
     // verifier on dense instances, and the CSP's branch and bound rarely improves after it
     // (a third of the time: hard 300/64 62 nodes, 1000/256 235; two thirds: 60 and 228).
@@ -764,9 +765,16 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             let t = Instant::now();
             let slice_end = deadline.map(|d| {
                 let left = d.saturating_duration_since(t);
-                // A third when the search by shape follows.
+                // A sixth when the search by shape follows: it finds mappings as well as it
+                // proves (packings, dives, walks on shapes), and the squeeze's rounds (2-4.6 s
+                // each at 100/32) mostly re-find the incumbent. Measured (60 s, the 32
+                // realistic 100/32 instances, two at a time): with a third 30 proven, with a
+                // sixth 31, faster (realistic s4 29.4 -> 19.7 s, unseen s20 35.3 -> 25.4, s21
+                // 25.1 -> 15.6, s27 31.2 -> 23.0); 300/64 unchanged (eight instances); the hard
+                // family, where the squeeze finds the answer and shapes do not, loses one node on
+                // two of six (100/32 s2 22 -> 23, 300/64 s1 51 -> 52; both runs each).
                 t + if shaping {
-                    left / 3
+                    left / 6
                 } else if csp_fits {
                     left * 2 / 3
                 } else {

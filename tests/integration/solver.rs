@@ -9,7 +9,7 @@ use flowmap::perf;
 use flowmap::solve::{self, mapping_key, SolveOptions, Status};
 use flowmap::verify::{self, Verdict};
 use proptest::prelude::*;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 
 fn load(app: &str, cluster: &str) -> (Application, Cluster) {
@@ -1020,6 +1020,18 @@ fn packing_holds(
                     }
                 }
             }
+            // The dive on the pattern LP likewise: what it packs is on these nodes and not
+            // refuted by the exhaustive search.
+            if let flowmap::csp::bound::Packing::Found(at) =
+                flowmap::csp::bound::pack_dive(v, &sub, &van, 0, five, forever)
+            {
+                if let Some(m) = at.iter().position(|n| n.ix() >= sub.nodes.len()) {
+                    return Err(format!("the dive put module {m} off nodes {nodes:?}"));
+                }
+                if exhaustive == flowmap::csp::bound::Packing::Refuted {
+                    return Err(format!("the dive packed nodes {nodes:?}, which the exhaustive search refutes"));
+                }
+            }
             // A first run of 1 search node restarts all along (each run in another order, the
             // remembered extension values kept across them), with two seeds.
             for (reduced_costs, first, seed) in [(false, default, 0), (true, default, 0), (true, 1, 0), (true, 1, 7)] {
@@ -1695,9 +1707,31 @@ fn packing_refutes_two_triples_the_pattern_lp_fits() {
         let refuted = flowmap::csp::bound::pack(&app, &four, &an, reduced_costs, first, 0, five_s, forever);
         assert_eq!(refuted, flowmap::csp::bound::Packing::Refuted, "reduced costs: {reduced_costs}");
     }
+    // The dive on the pattern LP (a heuristic) finds nothing on four nodes, where nothing fits.
+    for seed in [0, 3] {
+        let dive = flowmap::csp::bound::pack_dive(&app, &four, &an, seed, five_s, forever);
+        assert_eq!(dive, flowmap::csp::bound::Packing::Unknown, "dive, seed {seed}, four nodes");
+    }
     let an = flowmap::csp::Analysis::new(&app, &five, None);
     for reduced_costs in [false, true] {
         let packed = flowmap::csp::bound::pack(&app, &five, &an, reduced_costs, first, 0, five_s, forever);
         assert!(matches!(packed, flowmap::csp::bound::Packing::Found(_)), "reduced costs {reduced_costs}: {packed:?}");
+    }
+    // On five nodes the LP is fractional (4: each pair of a triple at one half) and the dive
+    // still packs: by the rules above, s alone, and every other node at most two modules of
+    // one triple.
+    for seed in [0, 3] {
+        let dive = flowmap::csp::bound::pack_dive(&app, &five, &an, seed, five_s, forever);
+        let flowmap::csp::bound::Packing::Found(at) = dive else { panic!("dive, seed {seed}: {dive:?}") };
+        let mut on: BTreeMap<u32, Vec<&str>> = BTreeMap::new();
+        for (&o, n) in an.modules.iter().zip(&at) {
+            on.entry(n.0).or_default().push(app.object(o).name.as_str());
+        }
+        for (n, names) in &on {
+            let ok = names == &["s"]
+                || (names.len() <= 2 && names.iter().all(|m| m.starts_with("t1")))
+                || (names.len() <= 2 && names.iter().all(|m| m.starts_with("t2")));
+            assert!(ok, "dive, seed {seed}: node n{n} holds {names:?}");
+        }
     }
 }

@@ -901,6 +901,8 @@ pub fn pack_local(
 
 /// Rounds of column generation per step of `pack_dive`, at most.
 const DIVE_ROUNDS: usize = 60;
+/// Dives of `pack_dive`, at most (each at most one LP per node).
+const DIVES: u64 = 12;
 /// The exhaustive pricing search of one round of `pack_dive`, at most.
 const DIVE_PRICE: Duration = Duration::from_millis(100);
 
@@ -909,7 +911,8 @@ const DIVE_PRICE: Duration = Duration::from_millis(100);
 /// the largest value (perturbed after the first dive) is taken whole: one node of its class,
 /// its counts cut to what is left (a subset of a pattern in the same order is a pattern),
 /// and again, until every module is placed, a node class runs out or the LP needs its
-/// artificials (that dive fails; the next starts with every column found so far). Where the
+/// artificials (that dive fails; the next starts with every column found so far; at most
+/// `DIVES` dives, and none after the first LP needs them). Where the
 /// LP is nearly integral, as when its optimum is the shape's node count and a packing
 /// exists, the dive follows it to one. Found or Unknown (it proves nothing). With `duals`
 /// (the pattern bound's on the same instance), its columns start the first LP.
@@ -948,7 +951,7 @@ pub fn pack_dive(
     };
     let mut gseed = rnd();
     let mut loads = Vec::new();
-    for dive in 0u64.. {
+    for dive in 0..DIVES {
         if Instant::now() >= end || stop.should_stop() {
             break;
         }
@@ -961,6 +964,10 @@ pub fn pack_dive(
                 break true;
             }
             let Some(lp) = residual_lp(&st, &mut pool, &caps, &sizes, end, stop, &mut gseed) else {
+                // Not even the LP of the whole covers the modules: no dive can.
+                if taken.iter().all(|t| t.is_empty()) {
+                    return Packing::Unknown;
+                }
                 break false;
             };
             let mut pick: Option<(f64, &Pattern)> = None;
