@@ -484,12 +484,17 @@ const MAX_CASES: usize = 64;
 /// the paces it sets (one value instead of one per type), which the stacking rows use. Splits
 /// on at most `MAX_SPLIT` roots (those pacing the most modules) whose domain has two types or
 /// more with different T_exec, at most `MAX_CASES` cases; a case whose analysis finds no
-/// domain counts as `cluster`'s nodes + 1. Within a case every key is one value, so two
-/// exact tools apply (`patterns`): in pass 1, every case the LP leaves at most `keep` gets a
+/// domain counts as `cluster`'s nodes + 1. Within a case every key is one value (when no
+/// root is left unsplit), so two exact tools apply (`patterns`): in pass 1, every case the LP leaves at most `keep` gets a
 /// brief packing search (`pack`, `PACK_QUICK` search nodes), whose packing keeps the case
 /// open and is returned as a start for the search, and whose refutation closes it (nodes +
-/// 1); in pass 2, the cases still undecided get the pattern bound, then a longer packing
-/// search, until `enough` cases are open. Every case has a bound (at least its LP's), so
+/// 1); in pass 2, the cases still undecided get the pattern bound, the dive and a longer
+/// packing search (`settle`), until `enough` cases are open. Those tools need every key to
+/// be one value: a case they find out of scope because roots beyond the split (at most
+/// `MAX_CASES` combinations of them) leave keys unfixed is refined on those roots, each
+/// refinement settled in turn; the case's open refinements stand in its place (unseen
+/// realistic 100/32 s64: nine two-type roots, the last 13-node shape's four open cases all
+/// out of scope before). Every case has a bound (at least its LP's), so
 /// `Split::bound` holds however far pass 2 got. None when there is no root to split on, a
 /// case's LP does not fit `lp_budget`, or `stop` ends pass 1. Not valid when CPUs are pinned
 /// by hand (callers check).
@@ -500,6 +505,24 @@ pub fn split_bound(
     keep: i64,
     enough: usize,
     lp_budget: Duration,
+    stop: &mut impl TerminationCondition,
+) -> Option<Split> {
+    split_bound_on(app, cluster, an, keep, enough, lp_budget, MAX_SPLIT, true, stop)
+}
+
+/// `split_bound` splitting on at most `max_split` roots (the rest refine), and with pass 1's
+/// brief packing search only when `quick` (without it, every case the LP leaves open goes to
+/// pass 2): for tests, which reach the refinement on tiny instances so.
+#[allow(clippy::too_many_arguments)]
+pub fn split_bound_on(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    keep: i64,
+    enough: usize,
+    lp_budget: Duration,
+    max_split: usize,
+    quick: bool,
     stop: &mut impl TerminationCondition,
 ) -> Option<Split> {
     let mut paced: BTreeMap<usize, usize> = BTreeMap::new();
@@ -526,23 +549,20 @@ pub fn split_bound(
         }
     }
     roots.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    roots.truncate(MAX_SPLIT);
+    // The roots beyond the split's refine the cases pass 2 leaves open (`refine`).
+    let mut rest = roots.split_off(roots.len().min(max_split));
     while roots.iter().map(|r| r.2.len()).product::<usize>() > MAX_CASES {
-        roots.pop();
+        rest.insert(0, roots.pop().expect("a root"));
+    }
+    while rest.iter().map(|r| r.2.len()).product::<usize>() > MAX_CASES {
+        rest.pop();
     }
     if roots.is_empty() {
         return None;
     }
     let cases: usize = roots.iter().map(|r| r.2.len()).product();
-    let case_of = |case: usize| -> Case {
-        let mut rest = case;
-        let mut this: Case = Vec::new();
-        for (_, o, types) in &roots {
-            this.push((*o, types[rest % types.len()].clone()));
-            rest /= types.len();
-        }
-        this
-    };
+    let refinements: usize = rest.iter().map(|r| r.2.len()).product();
+    let case_of = |case: usize| -> Case { combination(&roots, case) };
     let analyse = |this: &Case| {
         let mut variant = app.clone();
         apply_case(&mut variant, this);
@@ -569,65 +589,147 @@ pub fn split_bound(
         if *b > keep {
             continue;
         }
+        if !quick {
+            open.push(case);
+            continue;
+        }
         match patterns::pack(&variant, cluster, &van, None, patterns::PACK_FIRST, 0, PACK_QUICK, PACK_BUDGET, stop) {
             patterns::Packing::Refuted => *b = refuted,
             patterns::Packing::Found(at) => packed[case] = Some(van.modules.iter().copied().zip(at).collect()),
             patterns::Packing::Unknown => open.push(case),
         }
     }
-    // Pass 2, the open cases without a packing, until `enough` cases are open: the pattern
-    // bound, then a longer packing search, which may refute the case (or find a packing).
+    // Pass 2, the open cases without a packing, until `enough` cases are open: the exact
+    // tools (`settle`); where they are out of scope because a root beyond the split leaves
+    // keys unfixed, the case refined on those roots first (`refine`).
     let mut left = packed.iter().flatten().count();
+    let mut refined: Vec<Option<Vec<Open>>> = vec![None; cases];
     for &case in &open {
         if left >= enough || stop.should_stop() {
             break;
         }
-        let (variant, van) = analyse(&case_of(case));
-        let (p, duals) = patterns::bound(&variant, cluster, &van, keep, PATTERN_BUDGET, stop);
-        if let Some(p) = p {
-            bounds[case] = bounds[case].max(p);
-        }
-        // The dive on the bound's LP first, from its columns (unseen realistic 100/32 s26: its
-        // one open 13-node case, whose LP optimum is exactly 13 and highly fractional, packed
-        // by the dive in about 2 s, where the exhaustive and local searches need 9-50 s).
-        if bounds[case] <= keep {
-            if let patterns::Packing::Found(at) =
-                patterns::pack_dive(&variant, cluster, &van, duals.as_ref(), 0, DIVE_BUDGET, stop)
-            {
-                packed[case] = Some(van.modules.iter().copied().zip(at).collect());
+        let this = case_of(case);
+        let (variant, van) = analyse(&this);
+        if !rest.is_empty() && !patterns::in_scope(&variant, cluster, &van, stop) {
+            let mut subs = Vec::new();
+            let mut least = refuted;
+            let mut whole = true;
+            for r in 0..refinements {
+                let mut sub = this.clone();
+                sub.extend(combination(&rest, r));
+                let (variant, van) = analyse(&sub);
+                if !van.problems.is_empty() {
+                    continue;
+                }
+                // Another reason keeps the case out of scope: refining is no use.
+                if subs.is_empty() && least == refuted && !patterns::in_scope(&variant, cluster, &van, stop) {
+                    whole = false;
+                    break;
+                }
+                let b = match node_bound(&variant, cluster, &van, lp_budget, stop) {
+                    Some(b) if !stop.should_stop() => b,
+                    _ => {
+                        whole = false;
+                        break;
+                    }
+                };
+                if b > keep {
+                    continue;
+                }
+                let (b, at) = settle(&variant, cluster, &van, keep, b, refuted, stop);
+                if b <= keep {
+                    least = least.min(b);
+                    subs.push((sub, at));
+                }
             }
-        }
-        if bounds[case] <= keep && packed[case].is_none() {
-            match patterns::pack(
-                &variant,
-                cluster,
-                &van,
-                duals.as_ref(),
-                patterns::PACK_FIRST,
-                0,
-                PACK_NODES,
-                PACK_BUDGET,
-                stop,
-            ) {
-                patterns::Packing::Refuted => bounds[case] = refuted,
-                patterns::Packing::Found(at) => packed[case] = Some(van.modules.iter().copied().zip(at).collect()),
-                patterns::Packing::Unknown => {}
+            // Stopped part-way: the case stays whole, with its own bound.
+            if whole {
+                bounds[case] = bounds[case].max(least);
+                left += subs.len();
+                refined[case] = Some(subs);
+            } else {
+                left += usize::from(bounds[case] <= keep);
             }
+            continue;
         }
+        let (b, at) = settle(&variant, cluster, &van, keep, bounds[case], refuted, stop);
+        bounds[case] = b;
+        packed[case] = at;
         left += usize::from(bounds[case] <= keep);
     }
-    // Every case has a bound (at least its node-by-node LP's); open ones, those with a
-    // packing first.
-    let mut out =
-        Split { bound: bounds.iter().copied().min().unwrap_or(refuted), alive: Vec::new(), packed: Vec::new() };
-    let mut order: Vec<usize> = (0..cases).filter(|&c| bounds[c] <= keep).collect();
-    order.sort_by_key(|&c| packed[c].is_none());
-    for c in order {
-        out.alive.push(case_of(c));
-        out.packed.push(packed[c].take());
+    // Every case has a bound (at least its node-by-node LP's); open ones (a refined case's
+    // open refinements in its place), those with a packing first.
+    let mut out = Split {
+        bound: bounds.iter().copied().min().unwrap_or(refuted),
+        alive: Vec::new(),
+        packed: Vec::new(),
+        refined: 0,
+    };
+    let mut alive: Vec<Open> = Vec::new();
+    out.refined = refined.iter().flatten().count();
+    for c in (0..cases).filter(|&c| bounds[c] <= keep) {
+        match refined[c].take() {
+            Some(subs) => alive.extend(subs),
+            None => alive.push((case_of(c), packed[c].take())),
+        }
+    }
+    alive.sort_by_key(|a| a.1.is_none());
+    for (case, at) in alive {
+        out.alive.push(case);
+        out.packed.push(at);
     }
     Some(out)
 }
+
+/// Case number `n` of the split on `roots` (each root's type: `n`'s digits, mixed radix).
+fn combination(roots: &[(usize, ObjectId, Vec<ModuleCosts>)], n: usize) -> Case {
+    let mut rest = n;
+    let mut this: Case = Vec::new();
+    for (_, o, types) in roots {
+        this.push((*o, types[rest % types.len()].clone()));
+        rest /= types.len();
+    }
+    this
+}
+
+/// Pass 2 of `split_bound` on one case whose node-by-node bound `b` is at most `keep`: the
+/// pattern bound, the dive on its LP (from its columns), then a longer packing search, which
+/// may refute the case (bound `refuted`) or find a packing. The case's bound, and its packing.
+fn settle(
+    variant: &Application,
+    cluster: &Cluster,
+    van: &Analysis,
+    keep: i64,
+    mut b: i64,
+    refuted: i64,
+    stop: &mut impl TerminationCondition,
+) -> (i64, Option<Packed>) {
+    let found = |at: Vec<NodeId>| Some(van.modules.iter().copied().zip(at).collect::<Packed>());
+    let (p, duals) = patterns::bound(variant, cluster, van, keep, PATTERN_BUDGET, stop);
+    if let Some(p) = p {
+        b = b.max(p);
+    }
+    if b > keep {
+        return (b, None);
+    }
+    // The dive on the bound's LP first, from its columns (unseen realistic 100/32 s26: its
+    // one open 13-node case, whose LP optimum is exactly 13 and highly fractional, packed by
+    // the dive in about 2 s, where the exhaustive and local searches need 9-50 s).
+    if let patterns::Packing::Found(at) =
+        patterns::pack_dive(variant, cluster, van, duals.as_ref(), 0, DIVE_BUDGET, stop)
+    {
+        return (b, found(at));
+    }
+    match patterns::pack(variant, cluster, van, duals.as_ref(), patterns::PACK_FIRST, 0, PACK_NODES, PACK_BUDGET, stop)
+    {
+        patterns::Packing::Refuted => (refuted, None),
+        patterns::Packing::Found(at) => (b, found(at)),
+        patterns::Packing::Unknown => (b, None),
+    }
+}
+
+/// An open case of `split_bound`, with its packing when one was found.
+type Open = (Case, Option<Packed>);
 
 /// One case of `split_bound`: pace roots with their costs on one processor type.
 pub type Case = Vec<(ObjectId, ModuleCosts)>;
@@ -641,6 +743,8 @@ pub struct Split {
     pub alive: Vec<Case>,
     /// Per case of `alive`, a packing of its modules (`pack`) when one was found.
     pub packed: Vec<Option<Packed>>,
+    /// How many cases pass 2 refined on the roots beyond the split.
+    pub refined: usize,
 }
 
 /// A packing of the modules onto nodes (see `pack`): each module's node.
