@@ -485,8 +485,8 @@ const MAX_CASES: usize = 64;
 /// on at most `MAX_SPLIT` roots (those pacing the most modules) whose domain has two types or
 /// more with different T_exec, at most `MAX_CASES` cases; a case whose analysis finds no
 /// domain counts as `cluster`'s nodes + 1. Within a case every key is one value (when no
-/// root is left unsplit), so two exact tools apply (`patterns`): in pass 1, every case the LP leaves at most `keep` gets a
-/// brief packing search (`pack`, `PACK_QUICK` search nodes), whose packing keeps the case
+/// root is left unsplit), so two exact tools apply (`patterns`): in pass 1, every case the
+/// LP leaves at most `keep` gets a brief packing search (`pack`, `PACK_QUICK` search nodes), whose packing keeps the case
 /// open and is returned as a start for the search, and whose refutation closes it (nodes +
 /// 1); in pass 2, the cases still undecided get the pattern bound, the dive and a longer
 /// packing search (`settle`), until `enough` cases are open. Those tools need every key to
@@ -549,7 +549,7 @@ pub fn split_bound_on(
         }
     }
     roots.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    // The roots beyond the split's refine the cases pass 2 leaves open (`refine`).
+    // The roots beyond the split's refine the cases pass 2 finds out of scope.
     let mut rest = roots.split_off(roots.len().min(max_split));
     while roots.iter().map(|r| r.2.len()).product::<usize>() > MAX_CASES {
         rest.insert(0, roots.pop().expect("a root"));
