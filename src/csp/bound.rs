@@ -53,7 +53,7 @@
 //! the smallest j not refuted, even when the budget ends first.
 
 mod patterns;
-pub use patterns::{pack_local, Packing};
+pub use patterns::{pack_local, Columns, Packing};
 
 use super::flow::Flow;
 use super::{analysis::follow_key, analysis::may_follow, analysis::Stack, Analysis};
@@ -424,7 +424,7 @@ pub fn pattern_bound(
     budget: Duration,
     stop: &mut impl TerminationCondition,
 ) -> Option<i64> {
-    patterns::bound(app, cluster, an, i64::MAX, budget, stop).0
+    patterns::bound(app, cluster, an, i64::MAX, budget, patterns::Columns::default(), stop).bound
 }
 
 /// Whether the modules can be packed onto the nodes of `cluster` so that every node's set
@@ -444,7 +444,11 @@ pub fn pack(
     budget: Duration,
     stop: &mut impl TerminationCondition,
 ) -> Packing {
-    let duals = if reduced_costs { patterns::bound(app, cluster, an, i64::MAX, budget, stop).1 } else { None };
+    let duals = if reduced_costs {
+        patterns::bound(app, cluster, an, i64::MAX, budget, patterns::Columns::default(), stop).duals
+    } else {
+        None
+    };
     patterns::pack(app, cluster, an, duals.as_ref(), first_run, seed, PACK_NODES, budget, stop)
 }
 
@@ -525,6 +529,115 @@ pub fn split_bound_on(
     quick: bool,
     stop: &mut impl TerminationCondition,
 ) -> Option<Split> {
+    let mut roots = split_roots(app, cluster, an);
+    // The roots beyond the split's refine the cases pass 2 finds out of scope.
+    let mut rest = roots.split_off(roots.len().min(max_split));
+    while roots.iter().map(|r| r.2.len()).product::<usize>() > MAX_CASES {
+        rest.insert(0, roots.pop().expect("a root"));
+    }
+    while rest.iter().map(|r| r.2.len()).product::<usize>() > MAX_CASES {
+        rest.pop();
+    }
+    if roots.is_empty() {
+        return None;
+    }
+    let cases: usize = roots.iter().map(|r| r.2.len()).product();
+    let case_of = |case: usize| -> Case { combination(&roots, case) };
+    let analyse = |this: &Case| {
+        let mut variant = app.clone();
+        apply_case(&mut variant, this);
+        let mut van = Analysis::new(&variant, cluster, None);
+        van.allocation = an.allocation;
+        (variant, van)
+    };
+    let refuted = cluster.nodes.len() as i64 + 1;
+    // Pass 1, every case: the node-by-node LP, then (when it leaves the case open) a brief
+    // packing search, which finds a packing when one is easy to find (a start for the
+    // search; the case stays open) and may refute the case.
+    let mut bounds = vec![refuted; cases];
+    let mut certs = Certificates::default();
+    let mut packed: Vec<Option<Packed>> = vec![None; cases];
+    for (case, b) in bounds.iter_mut().enumerate() {
+        if stop.should_stop() {
+            return None;
+        }
+        let (variant, van) = analyse(&case_of(case));
+        if !van.problems.is_empty() {
+            continue;
+        }
+        // The class relaxation first (`refutes`): smaller, and it refutes most cases (unseen
+        // realistic 100/32 s64's last 13-node shape: pass 1 in 3.5 s instead of 5.8).
+        if refutes(&variant, cluster, &van, lp_budget, &mut certs, stop) {
+            *b = refuted;
+            continue;
+        }
+        *b = node_bound(&variant, cluster, &van, lp_budget, stop)?;
+        if *b > keep {
+            continue;
+        }
+        if !quick {
+            continue;
+        }
+        match patterns::pack(&variant, cluster, &van, None, patterns::PACK_FIRST, 0, PACK_QUICK, PACK_BUDGET, stop) {
+            patterns::Packing::Refuted => *b = refuted,
+            patterns::Packing::Found(at) => packed[case] = Some(van.modules.iter().copied().zip(at).collect()),
+            patterns::Packing::Unknown => {}
+        }
+    }
+    // Pass 2, the open cases without a packing, until `enough` cases are open: the exact
+    // tools (`step`); a case they find out of scope because a root beyond the split leaves
+    // keys unfixed is refined on those roots, its refinements (those the LP leaves open)
+    // taking its place at the front of the queue.
+    let mut least = refuted;
+    let mut alive: Vec<Open> = Vec::new();
+    let mut queue: std::collections::VecDeque<Open> = std::collections::VecDeque::new();
+    let mut refined = 0;
+    for case in 0..cases {
+        if bounds[case] > keep {
+            least = least.min(bounds[case]);
+            continue;
+        }
+        let open =
+            Open { case: case_of(case), packed: packed[case].take(), bound: bounds[case], progress: Progress::Fresh };
+        if open.packed.is_some() {
+            alive.push(open);
+        } else {
+            queue.push_back(open);
+        }
+    }
+    let mut left = alive.iter().filter(|o| o.packed.is_some()).count();
+    while let Some(mut open) = queue.pop_front() {
+        if left >= enough || stop.should_stop() {
+            alive.push(open);
+            continue;
+        }
+        let budget = PATTERN_BUDGET;
+        match step(app, cluster, an, &open, &rest, keep, lp_budget, budget, stop) {
+            Step::Refuted(b) => least = least.min(b),
+            Step::Refined(subs, b) => {
+                refined += 1;
+                least = least.min(b);
+                for sub in subs.into_iter().rev() {
+                    queue.push_front(sub);
+                }
+            }
+            Step::Now(now) => {
+                left += usize::from(now.progress == Progress::Settled);
+                open = now;
+                alive.push(open);
+            }
+        }
+    }
+    // Every case has a bound (at least its node-by-node LP's); open ones (a refined case's
+    // open refinements in its place), those with a packing first.
+    alive.sort_by_key(|a| a.packed.is_none());
+    Some(Split { bound: alive.iter().map(|o| o.bound).fold(least, i64::min), alive, refined })
+}
+
+/// The pace roots `split_bound` splits on, those pacing the most modules first: per root, how
+/// many it paces, its object, and its costs on each type it may take (two types or more, with
+/// different T_exec).
+fn split_roots(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<Root> {
     let mut paced: BTreeMap<usize, usize> = BTreeMap::new();
     for r in an.pace_root.iter().flatten() {
         *paced.entry(r.0).or_default() += 1;
@@ -549,20 +662,65 @@ pub fn split_bound_on(
         }
     }
     roots.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    // The roots beyond the split's refine the cases pass 2 finds out of scope.
-    let mut rest = roots.split_off(roots.len().min(max_split));
-    while roots.iter().map(|r| r.2.len()).product::<usize>() > MAX_CASES {
-        rest.insert(0, roots.pop().expect("a root"));
-    }
+    roots
+}
+
+/// A pace root of `split_roots`.
+type Root = (usize, ObjectId, Vec<ModuleCosts>);
+
+/// One more step of `split_bound`'s pass 2 on an open case, for a caller that goes on where
+/// the split stopped (the search by shape, between its other work): the roots beyond the
+/// case's (which refine it) are the application's others. `pattern_budget` is the pattern
+/// bound's time, from the columns of the earlier steps.
+#[allow(clippy::too_many_arguments)]
+pub fn advance(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    open: &Open,
+    keep: i64,
+    lp_budget: Duration,
+    pattern_budget: Duration,
+    stop: &mut impl TerminationCondition,
+) -> Step {
+    let mut rest = split_roots(app, cluster, an);
+    rest.retain(|r| open.case.iter().all(|c| c.0 != r.1));
     while rest.iter().map(|r| r.2.len()).product::<usize>() > MAX_CASES {
         rest.pop();
     }
-    if roots.is_empty() {
-        return None;
-    }
-    let cases: usize = roots.iter().map(|r| r.2.len()).product();
-    let refinements: usize = rest.iter().map(|r| r.2.len()).product();
-    let case_of = |case: usize| -> Case { combination(&roots, case) };
+    step(app, cluster, an, open, &rest, keep, lp_budget, pattern_budget, stop)
+}
+
+/// What one step on an open case of `split_bound` did.
+#[derive(Clone, Debug)]
+pub enum Step {
+    /// No sound mapping in this case: its bound (above `keep`).
+    Refuted(i64),
+    /// Refined on the roots beyond the split: the refinements the LP leaves open (each
+    /// `Progress::Fresh`), and the least bound of the others.
+    Refined(Vec<Open>, i64),
+    /// Still open: how far it got.
+    Now(Open),
+}
+
+/// `split_bound`'s pass 2 on one open case: refined when out of the exact tools' scope
+/// because roots in `rest` leave keys unfixed (every combination of their types through the
+/// LP), else the pattern bound from the case's columns so far; when that finishes and the case
+/// stays open, the dive and a longer packing search (`settle`). Stopped part-way, the case is
+/// returned as it was, its columns kept.
+#[allow(clippy::too_many_arguments)]
+fn step(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    open: &Open,
+    rest: &[Root],
+    keep: i64,
+    lp_budget: Duration,
+    pattern_budget: Duration,
+    stop: &mut impl TerminationCondition,
+) -> Step {
+    let refuted = cluster.nodes.len() as i64 + 1;
     let analyse = |this: &Case| {
         let mut variant = app.clone();
         apply_case(&mut variant, this);
@@ -570,119 +728,74 @@ pub fn split_bound_on(
         van.allocation = an.allocation;
         (variant, van)
     };
-    let refuted = cluster.nodes.len() as i64 + 1;
-    // Pass 1, every case: the node-by-node LP, then (when it leaves the case open) a brief
-    // packing search, which finds a packing when one is easy to find (a start for the
-    // search; the case stays open) and may refute the case.
-    let mut bounds = vec![refuted; cases];
-    let mut packed: Vec<Option<Packed>> = vec![None; cases];
-    let mut open: Vec<usize> = Vec::new();
-    for (case, b) in bounds.iter_mut().enumerate() {
-        if stop.should_stop() {
-            return None;
-        }
-        let (variant, van) = analyse(&case_of(case));
-        if !van.problems.is_empty() {
-            continue;
-        }
-        *b = node_bound(&variant, cluster, &van, lp_budget, stop)?;
-        if *b > keep {
-            continue;
-        }
-        if !quick {
-            open.push(case);
-            continue;
-        }
-        match patterns::pack(&variant, cluster, &van, None, patterns::PACK_FIRST, 0, PACK_QUICK, PACK_BUDGET, stop) {
-            patterns::Packing::Refuted => *b = refuted,
-            patterns::Packing::Found(at) => packed[case] = Some(van.modules.iter().copied().zip(at).collect()),
-            patterns::Packing::Unknown => open.push(case),
-        }
+    let (variant, van) = analyse(&open.case);
+    if !van.problems.is_empty() {
+        return Step::Refuted(refuted);
     }
-    // Pass 2, the open cases without a packing, until `enough` cases are open: the exact
-    // tools (`settle`); where they are out of scope because a root beyond the split leaves
-    // keys unfixed, the case refined on those roots first (`refine`).
-    let mut left = packed.iter().flatten().count();
-    let mut refined: Vec<Option<Vec<Open>>> = vec![None; cases];
-    for &case in &open {
-        if left >= enough || stop.should_stop() {
-            break;
+    let unchanged = || Step::Now(open.clone());
+    if open.progress == Progress::Settled || open.packed.is_some() {
+        return unchanged();
+    }
+    if open.progress == Progress::Fresh && !patterns::in_scope(&variant, cluster, &van, stop) {
+        if rest.is_empty() || stop.should_stop() {
+            return Step::Now(Open { progress: Progress::Settled, ..open.clone() });
         }
-        let this = case_of(case);
-        let (variant, van) = analyse(&this);
-        if !rest.is_empty() && !patterns::in_scope(&variant, cluster, &van, stop) {
-            let mut subs = Vec::new();
-            let mut least = refuted;
-            let mut whole = true;
-            for r in 0..refinements {
-                let mut sub = this.clone();
-                sub.extend(combination(&rest, r));
-                let (variant, van) = analyse(&sub);
-                if !van.problems.is_empty() {
-                    continue;
-                }
-                // Another reason keeps the case out of scope: refining is no use.
-                if subs.is_empty() && least == refuted && !patterns::in_scope(&variant, cluster, &van, stop) {
-                    whole = false;
-                    break;
-                }
-                let b = match node_bound(&variant, cluster, &van, lp_budget, stop) {
-                    Some(b) if !stop.should_stop() => b,
-                    _ => {
-                        whole = false;
-                        break;
-                    }
+        let mut subs = Vec::new();
+        let mut least = refuted;
+        let mut certs = Certificates::default();
+        for r in 0..rest.iter().map(|r| r.2.len()).product() {
+            let mut sub = open.case.clone();
+            sub.extend(combination(rest, r));
+            let (variant, van) = analyse(&sub);
+            if !van.problems.is_empty() {
+                continue;
+            }
+            // Another reason keeps the case out of scope: refining is no use.
+            if subs.is_empty() && least == refuted && !patterns::in_scope(&variant, cluster, &van, stop) {
+                return if stop.should_stop() {
+                    unchanged()
+                } else {
+                    Step::Now(Open { progress: Progress::Settled, ..open.clone() })
                 };
-                if b > keep {
-                    continue;
-                }
-                let (b, at) = settle(&variant, cluster, &van, keep, b, refuted, stop);
-                if b <= keep {
-                    least = least.min(b);
-                    subs.push((sub, at));
-                }
             }
-            // Stopped part-way: the case stays whole, with its own bound.
-            if whole {
-                bounds[case] = bounds[case].max(least);
-                left += subs.len();
-                refined[case] = Some(subs);
-            } else {
-                left += usize::from(bounds[case] <= keep);
+            if refutes(&variant, cluster, &van, lp_budget, &mut certs, stop) {
+                least = least.min(refuted);
+                continue;
             }
-            continue;
+            match node_bound(&variant, cluster, &van, lp_budget, stop) {
+                Some(b) if !stop.should_stop() => {
+                    if b > keep {
+                        least = least.min(b);
+                    } else {
+                        subs.push(Open {
+                            case: sub,
+                            packed: None,
+                            bound: b.max(open.bound),
+                            progress: Progress::Fresh,
+                        });
+                    }
+                }
+                // Stopped part-way: the case stays whole.
+                _ => return unchanged(),
+            }
         }
-        let (b, at) = settle(&variant, cluster, &van, keep, bounds[case], refuted, stop);
-        bounds[case] = b;
-        packed[case] = at;
-        left += usize::from(bounds[case] <= keep);
+        return Step::Refined(subs, least);
     }
-    // Every case has a bound (at least its node-by-node LP's); open ones (a refined case's
-    // open refinements in its place), those with a packing first.
-    let mut out = Split {
-        bound: bounds.iter().copied().min().unwrap_or(refuted),
-        alive: Vec::new(),
-        packed: Vec::new(),
-        refined: 0,
+    let (cols, tries) = match &open.progress {
+        Progress::Unsettled { cols, tries } => (cols.clone(), *tries),
+        _ => (patterns::Columns::default(), 0),
     };
-    let mut alive: Vec<Open> = Vec::new();
-    out.refined = refined.iter().flatten().count();
-    for c in (0..cases).filter(|&c| bounds[c] <= keep) {
-        match refined[c].take() {
-            Some(subs) => alive.extend(subs),
-            None => alive.push((case_of(c), packed[c].take())),
+    match settle(&variant, cluster, &van, keep, open.bound, refuted, pattern_budget, cols, stop) {
+        Settled::Done(b, _) if b > keep => Step::Refuted(b),
+        Settled::Done(b, packed) => Step::Now(Open { bound: b, packed, progress: Progress::Settled, ..open.clone() }),
+        Settled::Unfinished(b, cols) => {
+            Step::Now(Open { bound: b, progress: Progress::Unsettled { cols, tries: tries + 1 }, ..open.clone() })
         }
     }
-    alive.sort_by_key(|a| a.1.is_none());
-    for (case, at) in alive {
-        out.alive.push(case);
-        out.packed.push(at);
-    }
-    Some(out)
 }
 
 /// Case number `n` of the split on `roots` (each root's type: `n`'s digits, mixed radix).
-fn combination(roots: &[(usize, ObjectId, Vec<ModuleCosts>)], n: usize) -> Case {
+fn combination(roots: &[Root], n: usize) -> Case {
     let mut rest = n;
     let mut this: Case = Vec::new();
     for (_, o, types) in roots {
@@ -692,9 +805,23 @@ fn combination(roots: &[(usize, ObjectId, Vec<ModuleCosts>)], n: usize) -> Case 
     this
 }
 
-/// Pass 2 of `split_bound` on one case whose node-by-node bound `b` is at most `keep`: the
-/// pattern bound, the dive on its LP (from its columns), then a longer packing search, which
-/// may refute the case (bound `refuted`) or find a packing. The case's bound, and its packing.
+/// What `settle` found.
+enum Settled {
+    /// The pattern bound finished: the case's bound (above `keep`: refuted) and its packing
+    /// when the dive or the packing search found one.
+    Done(i64, Option<Packed>),
+    /// The pattern bound ran out of time: the case's bound so far, and the columns.
+    Unfinished(i64, patterns::Columns),
+}
+
+/// Pass 2 of `split_bound` on one case whose bound `b` is at most `keep`: the pattern bound
+/// (from `cols`, within `pattern_budget`); when it finishes with the case open, the dive on
+/// its LP (from its columns), then a longer packing search, which may refute the case (bound
+/// `refuted`) or find a packing. A pattern bound cut short goes no further: the dive and the
+/// packing search would spend their time where the LP may well be infeasible (unseen
+/// realistic 100/32 s64: three of its last 13-node shape's cases, whose pattern LPs need
+/// 4-5 s to refute them, spent 5 s more each so within a 3-s pattern budget).
+#[allow(clippy::too_many_arguments)]
 fn settle(
     variant: &Application,
     cluster: &Cluster,
@@ -702,47 +829,69 @@ fn settle(
     keep: i64,
     mut b: i64,
     refuted: i64,
+    pattern_budget: Duration,
+    cols: patterns::Columns,
     stop: &mut impl TerminationCondition,
-) -> (i64, Option<Packed>) {
+) -> Settled {
     let found = |at: Vec<NodeId>| Some(van.modules.iter().copied().zip(at).collect::<Packed>());
-    let (p, duals) = patterns::bound(variant, cluster, van, keep, PATTERN_BUDGET, stop);
-    if let Some(p) = p {
+    let out = patterns::bound(variant, cluster, van, keep, pattern_budget, cols, stop);
+    if let Some(p) = out.bound {
         b = b.max(p);
     }
     if b > keep {
-        return (b, None);
+        return Settled::Done(b, None);
     }
+    if !out.done {
+        return Settled::Unfinished(b, out.cols);
+    }
+    let duals = out.duals;
     // The dive on the bound's LP first, from its columns (unseen realistic 100/32 s26: its
     // one open 13-node case, whose LP optimum is exactly 13 and highly fractional, packed by
     // the dive in about 2 s, where the exhaustive and local searches need 9-50 s).
     if let patterns::Packing::Found(at) =
         patterns::pack_dive(variant, cluster, van, duals.as_ref(), 0, DIVE_BUDGET, stop)
     {
-        return (b, found(at));
+        return Settled::Done(b, found(at));
     }
     match patterns::pack(variant, cluster, van, duals.as_ref(), patterns::PACK_FIRST, 0, PACK_NODES, PACK_BUDGET, stop)
     {
-        patterns::Packing::Refuted => (refuted, None),
-        patterns::Packing::Found(at) => (b, found(at)),
-        patterns::Packing::Unknown => (b, None),
+        patterns::Packing::Refuted => Settled::Done(refuted, None),
+        patterns::Packing::Found(at) => Settled::Done(b, found(at)),
+        patterns::Packing::Unknown => Settled::Done(b, None),
     }
 }
 
-/// An open case of `split_bound`, with its packing when one was found.
-type Open = (Case, Option<Packed>);
+/// An open case of `split_bound`: its bound, its packing when one was found, and how far
+/// pass 2 got with it.
+#[derive(Clone, Debug)]
+pub struct Open {
+    pub case: Case,
+    pub packed: Option<Packed>,
+    pub bound: i64,
+    pub progress: Progress,
+}
+
+/// How far `split_bound`'s pass 2 (or `advance`) got with an open case.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Progress {
+    /// Not reached: only its LP (and a brief packing search) ran.
+    Fresh,
+    /// The pattern bound ran out of time `tries` times; its columns so far.
+    Unsettled { cols: patterns::Columns, tries: u32 },
+    /// The exact tools ran to their end (or none applies) and left it open.
+    Settled,
+}
 
 /// One case of `split_bound`: pace roots with their costs on one processor type.
 pub type Case = Vec<(ObjectId, ModuleCosts)>;
 
 /// What `split_bound` found: the smallest bound of the cases (a bound on the nodes of any
-/// sound mapping), and the cases whose bound is at most `keep`, those with a packing first,
-/// each in case order.
+/// sound mapping), and the cases whose bound is at most `keep` (every one: refuting them all
+/// refutes the cluster), those with a packing first.
 #[derive(Clone, Debug)]
 pub struct Split {
     pub bound: i64,
-    pub alive: Vec<Case>,
-    /// Per case of `alive`, a packing of its modules (`pack`) when one was found.
-    pub packed: Vec<Option<Packed>>,
+    pub alive: Vec<Open>,
     /// How many cases pass 2 refined on the roots beyond the split.
     pub refined: usize,
 }

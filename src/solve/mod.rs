@@ -745,7 +745,7 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             let t = Instant::now();
             let left = deadline.map_or(EARLY_SHAPES * 20, |d| d.saturating_duration_since(t));
             let end = Some(t + (left / 20).min(EARLY_SHAPES));
-            let f = shapes::search(cx, opts, static_bound, &inc, end, 2, false, &mut || term.should_stop());
+            let f = shapes::search(cx, opts, static_bound, &inc, (end, end), 2, false, &mut || term.should_stop());
             stats.shapes_s += t.elapsed().as_secs_f64();
             stats.shapes.tried += f.stats.tried;
             stats.shapes.refuted += f.stats.refuted;
@@ -880,8 +880,12 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
         if let Some(inc) = best.clone().filter(|b| b.2 > static_bound) {
             let k = inc.2;
             let t = Instant::now();
+            // Three quarters of the time left (LNS and the CSP follow), all of it when every
+            // size searched can be proven (`shapes::search`).
             let end = deadline.map(|d| t + d.saturating_duration_since(t) * 3 / 4);
-            let f = shapes::search(cx, opts, static_bound, &inc, end, u64::MAX, true, &mut || term.should_stop());
+            let f = shapes::search(cx, opts, static_bound, &inc, (end, deadline), u64::MAX, true, &mut || {
+                term.should_stop()
+            });
             stats.shapes_s += t.elapsed().as_secs_f64();
             stats.shapes.tried += f.stats.tried;
             stats.shapes.refuted += f.stats.refuted;
@@ -1283,7 +1287,7 @@ pub fn search_by_shape(
     let r = verify::check(app, cluster, incumbent, &opts.perf);
     let inc = (incumbent.clone(), r, nodes_used(incumbent));
     let end = opts.time_limit.map(|l| Instant::now() + l);
-    let f = shapes::search(cx, opts, bound, &inc, end, u64::MAX, true, &mut || {
+    let f = shapes::search(cx, opts, bound, &inc, (end, end), u64::MAX, true, &mut || {
         opts.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
     });
     (f.best.map(|b| b.0), f.bound)

@@ -36,12 +36,13 @@
 
 use super::{greedy, nodes_used, walk, Outcome, SolveOptions, Status};
 use crate::csp::{
-    bound::{Case, Packed},
+    bound::{Case, Open, Packed, Progress, Step},
     Analysis,
 };
 use crate::model::{Application, Cluster, Mapping, NodeId, Placement};
 
 use crate::verify::{self, Report, Verdict};
+use pumpkin_solver::core::termination::TerminationCondition;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -95,12 +96,18 @@ struct Pending {
     /// Whether `cases` holds every case the split left open (then refuting them all refutes
     /// the shape).
     whole: bool,
+    /// Every case the split left open, with how far its pass 2 got (`prove_on` goes on):
+    /// refuting them all refutes the shape. Empty when the split did not run to its end.
+    proof: Vec<Open>,
     /// The round it joined the search: its stages count from there.
     born: u64,
 }
 
-/// Searches shapes of `bound` .. (the incumbent's nodes − 1) nodes until `end`, `stop()` or
-/// the end of round `rounds` − 1.
+/// Searches shapes of `bound` .. (the incumbent's nodes − 1) nodes until `ends.0` (`ends.1`
+/// when every size searched is listed whole, so that refuting its shapes proves it),
+/// `stop()` or the end of round `rounds` − 1. (Unseen realistic 100/32 s64: the split on its
+/// last 13-node shape went on in its slices until 0.1 s before three quarters of the time
+/// left ended, 2-3 s short of refuting it, and LNS and the CSP after it found nothing.)
 /// Each shape gets, in turn: counting and the LP, the feasibility pipeline (round 0), then
 /// walks from the incumbent moved onto the shape (`walk::onto`, odd rounds) and from fresh
 /// constructions on the shape's nodes (even rounds), each round with another seed.
@@ -110,7 +117,7 @@ pub(super) fn search(
     opts: &SolveOptions,
     bound: i64,
     incumbent: &(Mapping, Report, i64),
-    end: Option<Instant>,
+    ends: (Option<Instant>, Option<Instant>),
     rounds: u64,
     dive: bool,
     stop: &mut dyn FnMut() -> bool,
@@ -152,6 +159,7 @@ pub(super) fn search(
             .collect();
         lists.insert(size, all);
     }
+    let end = if listed.values().all(|&whole| whole) { ends.1 } else { ends.0 };
     let mut slice = FIRST_SLICE;
     let mut best_k = best;
     // The dive only where the round-robin cannot give every shape even its first slice twice
@@ -188,7 +196,15 @@ pub(super) fn search(
         }
         let rest = all.split_off(all.len().min(MAX_SHAPES));
         for nodes in all {
-            pending.push(Pending { size, nodes, cases: Vec::new(), packed: Vec::new(), whole: false, born: 0 });
+            pending.push(Pending {
+                size,
+                nodes,
+                cases: Vec::new(),
+                packed: Vec::new(),
+                whole: false,
+                proof: Vec::new(),
+                born: 0,
+            });
         }
         if !rest.is_empty() {
             later.insert(size, rest.into_iter());
@@ -198,6 +214,8 @@ pub(super) fn search(
     // The open cases of the split at the smallest size with open shapes (from round 1).
     let mut pool: Vec<Case> = Vec::new();
     let mut pending_size: Option<i64> = None;
+    // The pool's next case.
+    let mut turn = 0usize;
     while !pending.is_empty() || !later.is_empty() {
         // The next shapes of each size with none pending.
         for (&size, rest) in later.iter_mut() {
@@ -213,6 +231,7 @@ pub(super) fn search(
                         cases: Vec::new(),
                         packed: Vec::new(),
                         whole: false,
+                        proof: Vec::new(),
                         born: round,
                     })
                     .collect();
@@ -224,27 +243,7 @@ pub(super) fn search(
             break;
         }
         let mut next = Vec::new();
-        // From round 2, the squeeze on the whole cluster with each open case's roots on their
-        // types (realistic 100/32 s1: 13 nodes in 4.7 s with one case's roots so fixed, where
-        // the squeeze without stayed at 14 for 60 s), each with this round's time per shape.
-        if round >= 2 {
-            for (i, case) in pool.iter().enumerate() {
-                let now = Instant::now();
-                if stop() || end.is_some_and(|e| now >= e) {
-                    break;
-                }
-                let budget = end.map_or(slice, |e| slice.min(e.saturating_duration_since(now)));
-                let seed = opts.build.seed.wrapping_add(round * 1_000 + i as u64);
-                let floor = out.bound.max(pending.iter().map(|p| p.size).min().unwrap_or(best_k));
-                if let Some((m, r)) = case_squeeze(cx, case, floor, budget, seed, stop) {
-                    let k = nodes_used(&m);
-                    if k < best_k {
-                        best_k = k;
-                        out.best = Some((m, r, k));
-                    }
-                }
-            }
-        }
+        let shapes = pending.len();
         for mut p in pending {
             if p.size >= best_k {
                 continue;
@@ -271,9 +270,10 @@ pub(super) fn search(
                         out.stats.refuted += 1;
                         continue;
                     }
-                    Ok((cases, packed, whole)) => {
+                    Ok((cases, packed, whole, proof)) => {
                         p.packed = packed;
                         p.whole = whole;
+                        p.proof = proof;
                         // The pool takes the cases of the smallest size that has any.
                         if pool.is_empty() || pending_size == Some(p.size) {
                             pending_size = Some(p.size);
@@ -287,7 +287,19 @@ pub(super) fn search(
                     }
                 }
             }
-            let budget = end.map_or(slice, |e| slice.min(e.saturating_duration_since(now)));
+            let mut budget = end.map_or(slice, |e| slice.min(e.saturating_duration_since(now)));
+            // From stage 2, the split's pass 2 goes on where it stopped (`prove_on`), before
+            // the stage's search: the whole slice while no case has a packing (nothing
+            // suggests the shape holds a mapping), else half.
+            if stage >= 2 && p.proof.iter().any(|o| o.packed.is_none() && o.progress != Progress::Settled) {
+                let hope = p.proof.iter().any(|o| o.packed.is_some()) || p.packed.iter().any(Option::is_some);
+                let share = if hope { budget / 2 } else { budget };
+                if prove_on(app, &sub, opts, &mut p, share, stop) {
+                    out.stats.refuted += 1;
+                    continue;
+                }
+                budget = budget.saturating_sub(now.elapsed());
+            }
             // Each round another seed: the walks' luck differs (realistic 100/32 s1's 13-node
             // shape: found with 2 seeds of 5 in 60 s each).
             let seed = opts.build.seed.wrapping_add(round);
@@ -364,6 +376,37 @@ pub(super) fn search(
             }
         }
         pending = next;
+        // From round 2, the squeeze on the whole cluster with each open case's roots on their
+        // types (realistic 100/32 s1: 13 nodes in 4.7 s with one case's roots so fixed, where
+        // the squeeze without stayed at 14 for 60 s), each with this round's time per shape.
+        // At most as much time in all as the shapes got this round (a slice each), the cases
+        // in turn from round to round, after the shapes (unseen realistic 100/32 s64: one
+        // shape left, whose split goes on in its slices, and four cases that took four slices
+        // a round before it, until the time ran out).
+        if round >= 2 && out.bound.max(proven(&pending, &later, &listed, best_k)) < best_k {
+            let total = slice * shapes.max(1) as u32;
+            let t0 = Instant::now();
+            for _ in 0..pool.len() {
+                let now = Instant::now();
+                let left = total.saturating_sub(t0.elapsed());
+                if stop() || end.is_some_and(|e| now >= e) || left.is_zero() {
+                    break;
+                }
+                let i = turn % pool.len();
+                turn += 1;
+                let case = &pool[i];
+                let budget = end.map_or(slice, |e| slice.min(e.saturating_duration_since(now))).min(left);
+                let seed = opts.build.seed.wrapping_add(round * 1_000 + i as u64);
+                let floor = out.bound.max(pending.iter().map(|p| p.size).min().unwrap_or(best_k));
+                if let Some((m, r)) = case_squeeze(cx, case, floor, budget, seed, stop) {
+                    let k = nodes_used(&m);
+                    if k < best_k {
+                        best_k = k;
+                        out.best = Some((m, r, k));
+                    }
+                }
+            }
+        }
         round += 1;
         out.bound = out.bound.max(proven(&pending, &later, &listed, best_k));
         if out.bound >= best_k || stop() || end.is_some_and(|e| Instant::now() >= e) || round >= rounds {
@@ -771,6 +814,56 @@ fn pack_on(
     }
 }
 
+/// The split's pass 2 on `p`'s open cases where it stopped (`bound::advance`: refinement,
+/// the pattern bound from the columns so far, the dive and the packing search), the cases in
+/// turn, within `budget`: true when every case is refuted (the shape is). A case refuted
+/// leaves the search's cases too.
+fn prove_on(
+    app: &Application,
+    sub: &Cluster,
+    opts: &SolveOptions,
+    p: &mut Pending,
+    budget: Duration,
+    stop: &mut dyn FnMut() -> bool,
+) -> bool {
+    let end = Instant::now() + budget;
+    let mut an = Analysis::new(app, sub, None);
+    an.allocation = opts.perf.allocation;
+    let keep = sub.nodes.len() as i64;
+    let mut halt = Halt { stop, end };
+    let mut i = 0;
+    while i < p.proof.len() && !halt.should_stop() {
+        let open = &p.proof[i];
+        if open.packed.is_some() || open.progress == Progress::Settled {
+            i += 1;
+            continue;
+        }
+        let left = end.saturating_duration_since(Instant::now());
+        match crate::csp::bound::advance(app, sub, &an, open, keep, LP_SLICE, left, &mut halt) {
+            Step::Refuted(_) => {
+                let gone = p.proof.remove(i);
+                if let Some(ix) = p.cases.iter().position(|c| *c == gone.case) {
+                    p.cases.remove(ix);
+                    p.packed.remove(ix);
+                }
+            }
+            Step::Refined(subs, _) => {
+                p.proof.splice(i..=i, subs);
+            }
+            Step::Now(now) => {
+                let unchanged = now.progress == open.progress && now.packed.is_none();
+                p.proof[i] = now;
+                // Cut short: the next call goes on with this case.
+                if unchanged || matches!(p.proof[i].progress, Progress::Unsettled { .. }) {
+                    break;
+                }
+                i += 1;
+            }
+        }
+    }
+    p.proof.is_empty()
+}
+
 /// The caller's stop, or a deadline, as a termination condition.
 struct Halt<'a> {
     stop: &'a mut dyn FnMut() -> bool,
@@ -930,14 +1023,14 @@ fn refuted(
 /// The node-by-node relaxation split on the pace roots' processor types
 /// (`bound::split_bound`) on `sub`: Err when it refutes every case, else the first
 /// `ALIVE_KEPT` cases it leaves open (none when there is nothing to split or `end` comes),
-/// and whether those are all it leaves open.
+/// whether those are all it leaves open, and every case it leaves open (for `prove_on`).
 #[allow(clippy::type_complexity)]
 fn split_cases(
     app: &Application,
     sub: &Cluster,
     opts: &SolveOptions,
     end: Instant,
-) -> Result<(Vec<Case>, Vec<Option<Packed>>, bool), ()> {
+) -> Result<(Vec<Case>, Vec<Option<Packed>>, bool, Vec<Open>), ()> {
     let mut an = Analysis::new(app, sub, None);
     an.allocation = opts.perf.allocation;
     if !an.problems.is_empty() {
@@ -953,14 +1046,13 @@ fn split_cases(
     let n = sub.nodes.len() as i64;
     match crate::csp::bound::split_bound(app, sub, &an, n, ALIVE_KEPT, LP_SLICE, &mut stop) {
         Some(s) if s.alive.is_empty() => Err(()),
-        Some(mut s) => {
+        Some(s) => {
             // Those with a packing come first.
             let whole = s.alive.len() <= ALIVE_KEPT;
-            s.alive.truncate(ALIVE_KEPT);
-            s.packed.truncate(ALIVE_KEPT);
-            Ok((s.alive, s.packed, whole))
+            let (cases, packed) = s.alive.iter().take(ALIVE_KEPT).map(|o| (o.case.clone(), o.packed.clone())).unzip();
+            Ok((cases, packed, whole, s.alive))
         }
-        None => Ok((Vec::new(), Vec::new(), false)),
+        None => Ok((Vec::new(), Vec::new(), false, Vec::new())),
     }
 }
 

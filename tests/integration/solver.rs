@@ -974,9 +974,9 @@ fn packing_holds(
     let five = std::time::Duration::from_secs(5);
     let mut variants = vec![app.clone()];
     if let Some(split) = flowmap::csp::bound::split_bound(app, cluster, an, i64::MAX, usize::MAX, five, forever) {
-        for case in &split.alive {
+        for open in &split.alive {
             let mut v = app.clone();
-            flowmap::csp::bound::apply_case(&mut v, case);
+            flowmap::csp::bound::apply_case(&mut v, &open.case);
             variants.push(v);
         }
     }
@@ -1133,7 +1133,7 @@ fn node_bounds_hold(
     // sound mapping (or its refinement) stays open, so some case does and the bound holds.
     let mut refined = 0;
     if let Some(one) = flowmap::csp::bound::split_bound_on(app, cluster, an, min, usize::MAX, five, 1, false, forever) {
-        refined = one.refined;
+        refined += one.refined;
         if one.bound > min || one.alive.is_empty() {
             return Err(format!(
                 "split on one root (refined {}): bound {} above the minimum {min}, or no case open ({})",
@@ -1143,13 +1143,44 @@ fn node_bounds_hold(
             ));
         }
     }
+    // Pass 2 left to `bound::advance` (none of it in the split: `enough` 0), as the search by
+    // shape resumes it, the pattern bound cut short after 1 ms each step (so it goes on from
+    // its columns) until every case is settled: some case stays open, every bound at most
+    // `min`.
+    if let Some(none) = flowmap::csp::bound::split_bound_on(app, cluster, an, min, 0, five, 1, false, forever) {
+        let mut proof = none.alive;
+        let ms = std::time::Duration::from_millis(1);
+        for _ in 0..2_000 {
+            let Some(i) =
+                proof.iter().position(|o| o.packed.is_none() && o.progress != flowmap::csp::bound::Progress::Settled)
+            else {
+                break;
+            };
+            match flowmap::csp::bound::advance(app, cluster, an, &proof[i], min, five, ms, forever) {
+                flowmap::csp::bound::Step::Refuted(_) => {
+                    proof.remove(i);
+                }
+                flowmap::csp::bound::Step::Refined(subs, _) => {
+                    proof.splice(i..=i, subs);
+                }
+                flowmap::csp::bound::Step::Now(o) => proof[i] = o,
+            }
+        }
+        if proof.is_empty() || proof.iter().any(|o| o.bound > min) {
+            return Err(format!(
+                "split resumed: {} cases open, bounds {:?}, minimum {min}",
+                proof.len(),
+                proof.iter().map(|o| o.bound).collect::<Vec<_>>()
+            ));
+        }
+    }
     // The pattern bound on each case (every case is alive with no threshold): a sound mapping
     // is sound in the case of its roots' types, so the smallest case bound is at most `min`.
     if let Some(split) = split {
         let mut smallest = i64::MAX;
-        for case in &split.alive {
+        for open in &split.alive {
             let mut variant = app.clone();
-            flowmap::csp::bound::apply_case(&mut variant, case);
+            flowmap::csp::bound::apply_case(&mut variant, &open.case);
             let van = flowmap::csp::Analysis::new(&variant, cluster, None);
             if !van.problems.is_empty() {
                 continue;

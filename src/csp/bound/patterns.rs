@@ -44,6 +44,10 @@ use pumpkin_solver::core::termination::TerminationCondition;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
+/// Search nodes of a pricing round's brief search, before the exhaustive one (`bound`):
+/// unseen realistic 100/32 s64's refined cases, whose exact rounds mostly find columns,
+/// spent 0.3-1.7 s a round pricing exhaustively.
+const QUICK_NODES: u64 = 50_000;
 /// Search nodes of one pricing problem; beyond, that round's bound is not certified.
 const SEARCH_NODES: u64 = 30_000_000;
 /// Orders the greedy pricing tries per round.
@@ -173,26 +177,51 @@ pub(super) fn in_scope(
     setup(app, cluster, an, stop).is_some()
 }
 
-/// The pattern bound of `cluster` (see the module's documentation): Some(bound) when a round
-/// certified one (the largest), None when the instance is out of scope (an allocation other
-/// than the literal one, a synchronous cycle or lockstep group, a key that is not one value,
-/// too many classes) or no round was certified. Stops early once the bound exceeds `target`.
+/// What `bound` found: the bound (Some when a round certified one: the largest), the best
+/// certified round's multipliers, every column generated (a warm start for another call on
+/// the same instance), and whether the column generation finished (the LP converged, or the
+/// bound exceeds the target), rather than ran out of time.
+pub(super) struct Bounded {
+    pub bound: Option<i64>,
+    pub duals: Option<Duals>,
+    pub cols: Columns,
+    pub done: bool,
+}
+
+/// Columns of the pattern LP, opaque outside `patterns`: `bound` takes them back as a warm
+/// start (on the same application, cluster and analysis only: the classes they number are
+/// `setup`'s, which is deterministic).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Columns(Vec<Pattern>);
+
+/// The pattern bound of `cluster` (see the module's documentation), from the columns `start`
+/// (those of an earlier call on the same instance, or none): `bound` None when the instance
+/// is out of scope (an allocation other than the literal one, a synchronous cycle or
+/// lockstep group, a key that is not one value, too many classes) or no round was certified.
+/// Stops early once the bound exceeds `target`.
 pub(super) fn bound(
     app: &Application,
     cluster: &Cluster,
     an: &Analysis,
     target: i64,
     budget: Duration,
+    start: Columns,
     stop: &mut impl TerminationCondition,
-) -> (Option<i64>, Option<Duals>) {
+) -> Bounded {
     let end = Instant::now() + budget;
     let Some(Setup { items, orders, cpus, caps, sizes, .. }) = setup(app, cluster, an, stop) else {
-        return (None, None);
+        return Bounded { bound: None, duals: None, cols: Columns::default(), done: false };
     };
     let nodes = cluster.nodes.len() as f64;
-    // Columns: every class alone on each node class it may use.
+    // Columns: those of `start` that fit these classes, then every class alone on each node
+    // class it may use.
     let mut seen: BTreeSet<Pattern> = BTreeSet::new();
     let mut cols: Vec<Pattern> = Vec::new();
+    for p in start.0 {
+        if p.0 < items.len() && p.1.iter().all(|e| e.0 < sizes.len()) && seen.insert(p.clone()) {
+            cols.push(p);
+        }
+    }
     for (k, its) in items.iter().enumerate() {
         for it in its {
             let p = (k, vec![(it.class, 1)]);
@@ -204,6 +233,7 @@ pub(super) fn bound(
     let mut best: Option<f64> = None;
     let mut duals: Option<Duals> = None;
     let mut exact = false;
+    let mut done = false;
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     for _ in 0..ROUNDS {
         if stop.should_stop() || Instant::now() >= end {
@@ -216,30 +246,52 @@ pub(super) fn bound(
         };
         let nc = sizes.len();
         let y: Vec<f64> = (0..nc).map(|c| w[c].max(0.0)).collect();
-        let mut certified = true;
         let mut charge = 0.0;
         let mut added = 0;
         let mut under = vec![0.0; items.len()];
+        // Exact rounds price in two passes: a brief search on every node class first (a
+        // column it finds is as good for the LP, and a round in which one prices out
+        // certifies nothing), then, only when none does, the exhaustive search wherever the
+        // brief one stopped short.
+        let mut tops = vec![0.0f64; items.len()];
+        let mut short: Vec<(usize, usize)> = Vec::new();
+        let mut take = |k: usize, value: f64, pattern: Vec<(usize, u32)>, tops: &mut [f64]| {
+            tops[k] = tops[k].max(value);
+            if value - w[nc + k].max(0.0) - 1.0 > 1e-7 {
+                let p = (k, pattern);
+                if seen.insert(p.clone()) {
+                    cols.push(p);
+                    return 1;
+                }
+            }
+            0
+        };
         for k in 0..items.len() {
-            let mu = w[nc + k].max(0.0);
-            let mut top = 0.0f64;
-            for order in &orders[k] {
+            let floor = w[nc + k].max(0.0) + 1.0;
+            for (o, order) in orders[k].iter().enumerate() {
                 let (value, pattern, complete) = if exact {
-                    price(order, &y, cpus[k], mu + 1.0, end)
+                    price(order, &y, cpus[k], floor, QUICK_NODES, end)
                 } else {
                     greedy(order, &y, cpus[k], &mut seed)
                 };
-                certified &= complete;
-                top = top.max(value);
-                if value - mu - 1.0 > 1e-7 {
-                    let p = (k, pattern);
-                    if seen.insert(p.clone()) {
-                        cols.push(p);
-                        added += 1;
-                    }
+                if !complete {
+                    short.push((k, o));
                 }
+                added += take(k, value, pattern, &mut tops);
             }
-            under[k] = (top - mu - 1.0).max(0.0);
+        }
+        let mut certified = short.is_empty();
+        if exact && added == 0 {
+            certified = true;
+            for &(k, o) in &short {
+                let floor = w[nc + k].max(0.0) + 1.0;
+                let (value, pattern, complete) = price(&orders[k][o], &y, cpus[k], floor, SEARCH_NODES, end);
+                certified &= complete;
+                added += take(k, value, pattern, &mut tops);
+            }
+        }
+        for k in 0..items.len() {
+            under[k] = (tops[k] - w[nc + k].max(0.0) - 1.0).max(0.0);
             charge += caps[k] * under[k];
         }
         if certified {
@@ -254,6 +306,7 @@ pub(super) fn bound(
                 });
             }
             if best.is_some_and(|b| b.ceil() as i64 > target) || added == 0 {
+                done = true;
                 break;
             }
         }
@@ -261,6 +314,7 @@ pub(super) fn bound(
         // the round's bound, and may find columns the quick ones missed).
         if added == 0 {
             if exact {
+                done = certified;
                 break;
             }
             exact = true;
@@ -269,9 +323,9 @@ pub(super) fn bound(
         }
     }
     if let Some(d) = &mut duals {
-        d.cols = cols;
+        d.cols = cols.clone();
     }
-    (best.map(|b| b.ceil().max(0.0) as i64), duals)
+    Bounded { bound: best.map(|b| b.ceil().max(0.0) as i64), duals, cols: Columns(cols), done }
 }
 
 /// The multipliers of the pattern LP's best certified round, for `pack`: per module class
@@ -376,13 +430,20 @@ fn most(loads: &[f64], it: &Item, scratch: &mut Vec<f64>) -> u32 {
 /// above 1 + μ_k, so that is the floor: the search prunes every branch that cannot beat it.
 /// Unseen realistic 100/32 s64's refined cases: the 8-CPU nodes' pricing took 2.6 million
 /// search nodes, 0.5 s, from a floor of zero.)
-fn price(order: &[Item], y: &[f64], cpus: usize, floor: f64, end: Instant) -> (f64, Vec<(usize, u32)>, bool) {
+fn price(
+    order: &[Item],
+    y: &[f64],
+    cpus: usize,
+    floor: f64,
+    limit: u64,
+    end: Instant,
+) -> (f64, Vec<(usize, u32)>, bool) {
     let its: Vec<Item> = order.iter().filter(|i| y[i.class] > 1e-12).copied().collect();
     let mut s = Search {
         its: &its,
         y,
         nodes: 0,
-        limit: SEARCH_NODES,
+        limit,
         end,
         best: floor.max(0.0),
         best_q: vec![0; its.len()],
@@ -1140,7 +1201,7 @@ fn residual_lp(
                 let mu = w[nc + k].max(0.0);
                 for order in &orders[k] {
                     let (value, pattern, _) = if exact {
-                        price(order, &y, st.cpus[k], mu + 1.0, end.min(Instant::now() + DIVE_PRICE))
+                        price(order, &y, st.cpus[k], mu + 1.0, SEARCH_NODES, end.min(Instant::now() + DIVE_PRICE))
                     } else {
                         greedy(order, &y, st.cpus[k], seed)
                     };
@@ -1631,7 +1692,7 @@ mod tests {
             let best = brute_best(&loads, &its, &y);
             // A floor below the best, and one above it.
             for floor in [0.0, best * 0.5, best + 0.25] {
-                let (v, p, complete) = price(&its, &y, loads.len(), floor, far);
+                let (v, p, complete) = price(&its, &y, loads.len(), floor, SEARCH_NODES, far);
                 assert!(complete);
                 assert!((v - best.max(floor)).abs() < 1e-9, "problem {n}, floor {floor}: {v} vs {best}");
                 // The pattern is worth its value (none when nothing beats the floor).
