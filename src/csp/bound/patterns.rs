@@ -1705,6 +1705,20 @@ mod tests {
                 } else {
                     assert!(p.is_empty());
                 }
+                // A brief search (`QUICK_NODES` in `bound`; 20 search nodes here): never
+                // above the best, and what it returns is worth its value and fits.
+                let (v, p, complete) = price(&its, &y, loads.len(), floor, 20, far);
+                assert!(v <= best.max(floor) + 1e-9, "problem {n}: brief {v} above {best}");
+                if complete {
+                    assert!((v - best.max(floor)).abs() < 1e-9);
+                }
+                if v > floor + 1e-9 {
+                    let worth: f64 = p.iter().map(|&(c, k)| y[c] * k as f64).sum();
+                    assert!((worth - v).abs() < 1e-9);
+                    let counts: Vec<u32> =
+                        its.iter().map(|it| p.iter().find(|e| e.0 == it.class).map_or(0, |e| e.1)).collect();
+                    assert!(fits(&its, &counts, loads.len(), &mut Vec::new()));
+                }
             }
         }
     }
