@@ -103,6 +103,13 @@ struct Pending {
     born: u64,
 }
 
+impl Pending {
+    /// A shape joining the search in round `born`, before any split.
+    fn new(size: i64, nodes: Vec<NodeId>, born: u64) -> Pending {
+        Pending { size, nodes, cases: Vec::new(), packed: Vec::new(), whole: false, proof: Vec::new(), born }
+    }
+}
+
 /// Searches shapes of `bound` .. (the incumbent's nodes − 1) nodes until `ends.0` (`ends.1`
 /// when every size searched is listed whole, so that refuting its shapes proves it),
 /// `stop()` or the end of round `rounds` − 1. (Unseen realistic 100/32 s64: the split on its
@@ -196,15 +203,7 @@ pub(super) fn search(
         }
         let rest = all.split_off(all.len().min(MAX_SHAPES));
         for nodes in all {
-            pending.push(Pending {
-                size,
-                nodes,
-                cases: Vec::new(),
-                packed: Vec::new(),
-                whole: false,
-                proof: Vec::new(),
-                born: 0,
-            });
+            pending.push(Pending::new(size, nodes, 0));
         }
         if !rest.is_empty() {
             later.insert(size, rest.into_iter());
@@ -222,19 +221,8 @@ pub(super) fn search(
             let here = pending.iter().filter(|p| p.size == size).count();
             if size < best_k && here < MAX_SHAPES {
                 let at = pending.partition_point(|p| p.size <= size);
-                let batch: Vec<Pending> = rest
-                    .by_ref()
-                    .take(MAX_SHAPES - here)
-                    .map(|nodes| Pending {
-                        size,
-                        nodes,
-                        cases: Vec::new(),
-                        packed: Vec::new(),
-                        whole: false,
-                        proof: Vec::new(),
-                        born: round,
-                    })
-                    .collect();
+                let batch: Vec<Pending> =
+                    rest.by_ref().take(MAX_SHAPES - here).map(|nodes| Pending::new(size, nodes, round)).collect();
                 pending.splice(at..at, batch);
             }
         }
