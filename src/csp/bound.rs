@@ -737,7 +737,11 @@ fn step(
         return unchanged();
     }
     if open.progress == Progress::Fresh && !patterns::in_scope(&variant, cluster, &van, stop) {
-        if rest.is_empty() || stop.should_stop() {
+        // (Out of scope because the budget ended is not out of scope.)
+        if stop.should_stop() {
+            return unchanged();
+        }
+        if rest.is_empty() {
             return Step::Now(Open { progress: Progress::Settled, ..open.clone() });
         }
         let mut subs = Vec::new();
