@@ -383,7 +383,9 @@ fn place(loads: &mut [f64], it: &Item) -> bool {
     true
 }
 
-/// The loads after 0, 1, 2, ... copies of `it` (as many as fit, at most its class size).
+/// The loads after 0, 1, 2, ... copies of `it` (as many as fit, at most its class size): the
+/// reference the tests hold `copies_into` to.
+#[cfg(test)]
 fn copies(loads: &[f64], it: &Item) -> Vec<Vec<f64>> {
     let mut states = vec![loads.to_vec()];
     while states.len() <= it.size as usize {
@@ -413,13 +415,23 @@ fn copies_into(loads: &[f64], it: &Item, buf: &mut Vec<f64>) -> usize {
     n
 }
 
-/// The most copies of `it` that fit after `loads` (at most its class size).
-fn most(loads: &[f64], it: &Item, scratch: &mut Vec<f64>) -> u32 {
-    scratch.clear();
-    scratch.extend_from_slice(loads);
+/// The most copies of `it` that fit after `loads` (at most its class size), as `place`
+/// would put them, without the simulation: each copy goes to the least-loaded CPU, and once
+/// that one cannot take it no CPU can (`place`'s conditions only tighten as a load grows), so
+/// every CPU ends having taken copies until it could not, whatever the interleaving: the
+/// count is the sum over the CPUs of what each takes alone, with `place`'s arithmetic.
+/// (The pricing search's bounds call it per remaining class at every search node.)
+fn most(loads: &[f64], it: &Item) -> u32 {
     let mut q = 0;
-    while q < it.size && place(scratch, it) {
-        q += 1;
+    for &start in loads {
+        let mut l = start;
+        while q < it.size && !((it.pred && l > 1e-6) || (1.0 - l) * (1.0 + 1e-6) < it.u) {
+            l += (1.0 - l) * it.ld;
+            q += 1;
+        }
+        if q == it.size {
+            break;
+        }
     }
     q
 }
@@ -449,7 +461,7 @@ fn price(
         best_q: vec![0; its.len()],
         q: vec![0; its.len()],
         complete: true,
-        scratch: Vec::new(),
+        states: Vec::new(),
         most: Vec::new(),
         pieces: Vec::new(),
     };
@@ -522,7 +534,8 @@ struct Search<'a> {
     best_q: Vec<u32>,
     q: Vec<u32>,
     complete: bool,
-    scratch: Vec<f64>,
+    /// Per depth, its states (see `run`).
+    states: Vec<Vec<f64>>,
     /// Scratch of `run` and `log_bound`.
     most: Vec<u32>,
     pieces: Vec<(f64, f64, u32)>,
@@ -603,7 +616,7 @@ impl Search<'_> {
         self.most.clear();
         for r in j..self.its.len() {
             let it = self.its[r];
-            let q = most(loads, &it, &mut self.scratch);
+            let q = most(loads, &it);
             self.most.push(q);
             ub += self.y[it.class] * q as f64;
         }
@@ -614,14 +627,22 @@ impl Search<'_> {
             return;
         }
         let it = self.its[j];
-        let states = copies(loads, &it);
-        for q in (0..states.len()).rev() {
+        // The states after 0, 1, 2, ... copies, in this depth's buffer (taken out while the
+        // deeper calls run: no allocation per search node).
+        if self.states.len() <= j {
+            self.states.resize_with(j + 1, Vec::new);
+        }
+        let mut states = std::mem::take(&mut self.states[j]);
+        let n = copies_into(loads, &it, &mut states);
+        let c = loads.len();
+        for q in (0..n).rev() {
             self.q[j] = q as u32;
-            self.run(j + 1, &states[q], val + q as f64 * self.y[it.class]);
+            self.run(j + 1, &states[q * c..(q + 1) * c], val + q as f64 * self.y[it.class]);
             if !self.complete {
                 break;
             }
         }
+        self.states[j] = states;
         self.q[j] = 0;
     }
 }
@@ -1452,7 +1473,6 @@ impl Pack<'_> {
                     best,
                     nodes: 0,
                     complete: true,
-                    scratch: Vec::new(),
                     stack: vec![Vec::new(); its.len()],
                 };
                 e.run(0, &vec![0.0; self.st.cpus[k]], 0.0);
@@ -1545,7 +1565,6 @@ struct Extend<'a> {
     best: f64,
     nodes: u64,
     complete: bool,
-    scratch: Vec<f64>,
     /// Per depth, its states (see `run`).
     stack: Vec<Vec<f64>>,
 }
@@ -1565,8 +1584,7 @@ impl Extend<'_> {
         // on these loads alone.
         let mut ub = 0.0;
         for it in &self.its[j..] {
-            ub += self.y[it.class]
-                * if self.free[it.class] { most(loads, it, &mut self.scratch) } else { self.cnt[it.class] } as f64;
+            ub += self.y[it.class] * if self.free[it.class] { most(loads, it) } else { self.cnt[it.class] } as f64;
         }
         if val + ub <= self.best {
             return;
@@ -1605,16 +1623,20 @@ mod tests {
         assert_eq!(first, [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, 1]);
     }
 
-    /// Random small pricing problems: loads left by a few random modules, then 1-4 classes of
-    /// 1-3 copies each, on 1-4 CPUs.
-    fn random_problems(n: usize) -> Vec<(Vec<f64>, Vec<Item>, Vec<f64>)> {
-        let mut seed = 0x1234_5678_9abc_def1u64;
-        let mut rnd = move || {
+    /// Uniform draws in [0, 1) from a xorshift seeded with `seed`.
+    fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
+        move || {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        }
+    }
+
+    /// Random small pricing problems: loads left by a few random modules, then 1-4 classes of
+    /// 1-3 copies each, on 1-4 CPUs.
+    fn random_problems(n: usize) -> Vec<(Vec<f64>, Vec<Item>, Vec<f64>)> {
+        let mut rnd = uniform(0x1234_5678_9abc_def1);
         let mut out = Vec::new();
         for _ in 0..n {
             let cpus = 1 + (rnd() * 4.0) as usize;
@@ -1668,11 +1690,10 @@ mod tests {
 
     #[test]
     fn log_bound_is_at_least_the_best_value() {
-        let mut scratch = Vec::new();
         let mut pieces = Vec::new();
         let mut tight = 0;
         for (loads, its, y) in random_problems(3000) {
-            let most: Vec<u32> = its.iter().map(|it| most(&loads, it, &mut scratch)).collect();
+            let most: Vec<u32> = its.iter().map(|it| most(&loads, it)).collect();
             let ub = log_bound(&loads, &its, &y, &most, &mut pieces);
             let best = brute_best(&loads, &its, &y);
             assert!(ub + 1e-9 >= best, "{loads:?} {its:?} {y:?}: bound {ub} below {best}");
@@ -1721,6 +1742,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn most_counts_what_the_simulation_places() {
+        // Against `place` itself, copy after copy on the least-loaded CPU: random loads and
+        // items (sizes 0-12, self-paced or not), and by hand.
+        let mut rnd = uniform(0x1234_5678_9abc_def1);
+        for _ in 0..20_000 {
+            let cpus = 1 + (rnd() * 6.0) as usize;
+            let mut loads: Vec<f64> = (0..cpus).map(|_| if rnd() < 0.3 { 0.0 } else { rnd() }).collect();
+            loads.sort_by(f64::total_cmp);
+            let it = Item {
+                class: 0,
+                size: (rnd() * 13.0) as u32,
+                ld: if rnd() < 0.1 { 0.0 } else { rnd() },
+                u: if rnd() < 0.2 { 1.0 } else { rnd() * 0.8 },
+                pred: rnd() < 0.2,
+                comp: 0,
+                key7: 0.0,
+                w8: 0.0,
+                decl: 0,
+            };
+            let mut sim = loads.clone();
+            let mut q = 0;
+            while q < it.size && place(&mut sim, &it) {
+                q += 1;
+            }
+            assert_eq!(most(&loads, &it), q, "{loads:?} {it:?}");
+        }
+        // By hand: on loads 0 and 0.5, copies of LD 0.5 needing a free share of 0.3 go
+        // 0 -> 0.5 -> 0.75 on the first CPU (two) and 0.5 -> 0.75 on the second (one).
+        let it = Item { class: 0, size: 9, ld: 0.5, u: 0.3, pred: false, comp: 0, key7: 0.0, w8: 0.0, decl: 0 };
+        assert_eq!(most(&[0.0, 0.5], &it), 3);
+        assert_eq!(most(&[0.0, 0.5], &Item { size: 2, ..it }), 2);
     }
 
     #[test]
