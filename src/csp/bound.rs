@@ -543,13 +543,7 @@ pub fn split_bound_on(
     }
     let cases: usize = roots.iter().map(|r| r.2.len()).product();
     let case_of = |case: usize| -> Case { combination(&roots, case) };
-    let analyse = |this: &Case| {
-        let mut variant = app.clone();
-        apply_case(&mut variant, this);
-        let mut van = Analysis::new(&variant, cluster, None);
-        van.allocation = an.allocation;
-        (variant, van)
-    };
+    let analyse = |this: &Case| analyse_case(app, cluster, an, this);
     let refuted = cluster.nodes.len() as i64 + 1;
     // Pass 1, every case: the node-by-node LP, then (when it leaves the case open) a brief
     // packing search, which finds a packing when one is easy to find (a start for the
@@ -721,13 +715,7 @@ fn step(
     stop: &mut impl TerminationCondition,
 ) -> Step {
     let refuted = cluster.nodes.len() as i64 + 1;
-    let analyse = |this: &Case| {
-        let mut variant = app.clone();
-        apply_case(&mut variant, this);
-        let mut van = Analysis::new(&variant, cluster, None);
-        van.allocation = an.allocation;
-        (variant, van)
-    };
+    let analyse = |this: &Case| analyse_case(app, cluster, an, this);
     let (variant, van) = analyse(&open.case);
     if !van.problems.is_empty() {
         return Step::Refuted(refuted);
@@ -796,6 +784,15 @@ fn step(
             Step::Now(Open { bound: b, progress: Progress::Unsettled { cols, tries: tries + 1 }, ..open.clone() })
         }
     }
+}
+
+/// The application of case `this` (`apply_case`) and its analysis, with `an`'s allocation.
+fn analyse_case(app: &Application, cluster: &Cluster, an: &Analysis, this: &Case) -> (Application, Analysis) {
+    let mut variant = app.clone();
+    apply_case(&mut variant, this);
+    let mut van = Analysis::new(&variant, cluster, None);
+    van.allocation = an.allocation;
+    (variant, van)
 }
 
 /// Case number `n` of the split on `roots` (each root's type: `n`'s digits, mixed radix).
