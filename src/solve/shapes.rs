@@ -108,6 +108,19 @@ impl Pending {
     fn new(size: i64, nodes: Vec<NodeId>, born: u64) -> Pending {
         Pending { size, nodes, cases: Vec::new(), packed: Vec::new(), whole: false, proof: Vec::new(), born }
     }
+
+    /// The cases with a packing (kept cases first, then those `prove_on` packed), each once.
+    fn packings(&self) -> Vec<(Case, Packed)> {
+        let mut out: Vec<(Case, Packed)> = Vec::new();
+        let kept = self.cases.iter().zip(&self.packed).filter_map(|(c, a)| Some((c, a.as_ref()?)));
+        let proved = self.proof.iter().filter_map(|o| Some((&o.case, o.packed.as_ref()?)));
+        for (c, a) in kept.chain(proved) {
+            if !out.iter().any(|(d, _)| d == c) {
+                out.push((c.clone(), a.clone()));
+            }
+        }
+        out
+    }
 }
 
 /// Searches shapes of `bound` .. (the incumbent's nodes − 1) nodes until `ends.0` (`ends.1`
@@ -276,13 +289,16 @@ pub(super) fn search(
                 }
             }
             let mut budget = end.map_or(slice, |e| slice.min(e.saturating_duration_since(now)));
+            // A case with a packing is never refuted (only the search's mapping decides the
+            // shape then), so such a shape's time all goes to finding a mapping.
+            let packings = p.packings();
             // From stage 2, the split's pass 2 goes on where it stopped (`prove_on`), before
-            // the stage's search: the whole slice while no case has a packing (nothing
-            // suggests the shape holds a mapping), else half.
-            if stage >= 2 && p.proof.iter().any(|o| o.packed.is_none() && o.progress != Progress::Settled) {
-                let hope = p.proof.iter().any(|o| o.packed.is_some()) || p.packed.iter().any(Option::is_some);
-                let share = if hope { budget / 2 } else { budget };
-                if prove_on(app, &sub, opts, &mut p, share, stop) {
+            // the stage's search, while no case has a packing (which `prove_on` leaves alone).
+            if stage >= 2
+                && packings.is_empty()
+                && p.proof.iter().any(|o| o.packed.is_none() && o.progress != Progress::Settled)
+            {
+                if prove_on(app, &sub, opts, &mut p, budget, stop) {
                     out.stats.refuted += 1;
                     continue;
                 }
@@ -297,7 +313,7 @@ pub(super) fn search(
             // undecided after 120 s each), while the walk finds mappings.
             let answer = if stage == 0 {
                 on_nodes(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, budget, seed)
-            } else if stage.is_multiple_of(2) && !p.cases.is_empty() {
+            } else if stage.is_multiple_of(if packings.is_empty() { 2 } else { 4 }) && !p.cases.is_empty() {
                 // The feasibility pipeline on one open case of the split (its roots on one
                 // type each), the cases in turn: realistic 100/32 s1's 13 nodes were found so,
                 // never in 600 s without (see `split_cases`).
@@ -313,13 +329,14 @@ pub(super) fn search(
                     // One case refuted is not the shape refuted.
                     Err(()) => None,
                 })
-            } else if let Some((case, at)) = (stage % 4 == 1)
-                .then(|| p.cases.iter().zip(&p.packed).find_map(|(c, a)| Some((c, a.as_ref()?))))
-                .flatten()
+            } else if let Some((case, at)) = (!packings.is_empty()).then(|| &packings[stage as usize % packings.len()])
             {
                 // From a packing of the modules onto the shape's nodes that passes the
                 // allocation's simulation (`bound::pack`): networks and requirements are
-                // left to the walk.
+                // left to the walk. Once a case has one, three stages in four, the packings in
+                // turn (the fourth: the pipeline above): unseen realistic 100/32 s82 and s83
+                // found their 14-node mappings by walks from a packing in round 5 (at 180-230
+                // s), when one stage in four walked from one.
                 walk_on(
                     &Question { app, cluster, sub: &sub, nodes: &p.nodes, opts },
                     Some((case, at)),
@@ -1066,5 +1083,42 @@ fn on_nodes(q: &Question, budget: Duration, seed: u64) -> Option<Result<(Mapping
         }
         (Status::Infeasible, _) => Some(Err(())),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csp::bound::Open;
+    use crate::model::{ModuleCosts, ObjectId, PerType};
+
+    /// A case putting root `o` on a type with T_exec `t` (only its identity matters here).
+    fn case(o: usize, t: f64) -> Case {
+        vec![(ObjectId::new(o), ModuleCosts { texec: PerType::Uniform(t), load: PerType::Uniform(1.0) })]
+    }
+
+    fn packing(n: u32) -> Packed {
+        vec![(ObjectId::new(0), NodeId(n)), (ObjectId::new(1), NodeId(n + 1))]
+    }
+
+    fn open(c: Case, packed: Option<Packed>) -> Open {
+        Open { case: c, packed, bound: 3, progress: Progress::Settled }
+    }
+
+    #[test]
+    fn packings_lists_each_packed_case_once_kept_ones_first() {
+        let mut p = Pending::new(3, vec![NodeId(0), NodeId(1), NodeId(2)], 0);
+        assert!(p.packings().is_empty());
+        // Kept cases: c0 without a packing, c1 with one; the proof holds c1 again (packed
+        // by the split, the same packing), c2 packed later by `prove_on`, and c0 still open.
+        p.cases = vec![case(0, 1.0), case(1, 2.0)];
+        p.packed = vec![None, Some(packing(0))];
+        p.proof =
+            vec![open(case(1, 2.0), Some(packing(0))), open(case(2, 3.0), Some(packing(1))), open(case(0, 1.0), None)];
+        let got = p.packings();
+        assert_eq!(got, vec![(case(1, 2.0), packing(0)), (case(2, 3.0), packing(1))]);
+        // The same root on another type is another case.
+        p.proof.push(open(case(2, 4.0), Some(packing(2))));
+        assert_eq!(p.packings().len(), 3);
     }
 }
