@@ -66,6 +66,11 @@ const POOL_MAX: usize = 8;
 /// The dive's share of the time left per shape, and its most per shape (`dive_top`).
 const DIVE_SHARE: f64 = 0.25;
 const DIVE_SLICE: Duration = Duration::from_secs(10);
+/// A walk from a packing gets at least this long (within the time left): one try (a
+/// construction and a repair walk to its last kick) took about 2.3 s on unseen realistic
+/// 100/32 s83's 14-node shapes, so the first rounds' slices (0.25, 0.75, 2.25 s) cut every
+/// try short.
+const PACKED_WALK: Duration = Duration::from_secs(3);
 
 /// What the search by shape did.
 #[derive(Clone, Debug, Default)]
@@ -337,6 +342,7 @@ pub(super) fn search(
                 // turn (the fourth: the pipeline above): unseen realistic 100/32 s82 and s83
                 // found their 14-node mappings by walks from a packing in round 5 (at 180-230
                 // s), when one stage in four walked from one.
+                let budget = end.map_or(PACKED_WALK, |e| PACKED_WALK.min(e.saturating_duration_since(now))).max(budget);
                 walk_on(
                     &Question { app, cluster, sub: &sub, nodes: &p.nodes, opts },
                     Some((case, at)),
