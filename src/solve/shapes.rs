@@ -106,12 +106,23 @@ struct Pending {
     proof: Vec<Open>,
     /// The round it joined the search: its stages count from there.
     born: u64,
+    /// The stages it had a packing in (`packings`): three in four walk from one.
+    packed_stages: u64,
 }
 
 impl Pending {
     /// A shape joining the search in round `born`, before any split.
     fn new(size: i64, nodes: Vec<NodeId>, born: u64) -> Pending {
-        Pending { size, nodes, cases: Vec::new(), packed: Vec::new(), whole: false, proof: Vec::new(), born }
+        Pending {
+            size,
+            nodes,
+            cases: Vec::new(),
+            packed: Vec::new(),
+            whole: false,
+            proof: Vec::new(),
+            born,
+            packed_stages: 0,
+        }
     }
 
     /// The cases with a packing (kept cases first, then those `prove_on` packed), each once.
@@ -296,7 +307,7 @@ pub(super) fn search(
             let mut budget = end.map_or(slice, |e| slice.min(e.saturating_duration_since(now)));
             // A case with a packing is never refuted (only the search's mapping decides the
             // shape then), so such a shape's time all goes to finding a mapping.
-            let packings = p.packings();
+            let mut packings = p.packings();
             // From stage 2, the split's pass 2 goes on where it stopped (`prove_on`), before
             // the stage's search, while no case has a packing (which `prove_on` leaves alone).
             if stage >= 2
@@ -308,6 +319,8 @@ pub(super) fn search(
                     continue;
                 }
                 budget = budget.saturating_sub(now.elapsed());
+                // A packing `prove_on` found is walked from in this stage's time left.
+                packings = p.packings();
             }
             // Each round another seed: the walks' luck differs (realistic 100/32 s1's 13-node
             // shape: found with 2 seeds of 5 in 60 s each).
@@ -318,7 +331,9 @@ pub(super) fn search(
             // undecided after 120 s each), while the walk finds mappings.
             let answer = if stage == 0 {
                 on_nodes(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, budget, seed)
-            } else if stage.is_multiple_of(if packings.is_empty() { 2 } else { 4 }) && !p.cases.is_empty() {
+            } else if !p.cases.is_empty()
+                && if packings.is_empty() { stage.is_multiple_of(2) } else { p.packed_stages % 4 == 3 }
+            {
                 // The feasibility pipeline on one open case of the split (its roots on one
                 // type each), the cases in turn: realistic 100/32 s1's 13 nodes were found so,
                 // never in 600 s without (see `split_cases`).
@@ -334,14 +349,18 @@ pub(super) fn search(
                     // One case refuted is not the shape refuted.
                     Err(()) => None,
                 })
-            } else if let Some((case, at)) = (!packings.is_empty()).then(|| &packings[stage as usize % packings.len()])
+            } else if let Some((case, at)) =
+                (!packings.is_empty()).then(|| &packings[p.packed_stages as usize % packings.len()])
             {
                 // From a packing of the modules onto the shape's nodes that passes the
                 // allocation's simulation (`bound::pack`): networks and requirements are
                 // left to the walk. Once a case has one, three stages in four, the packings in
-                // turn (the fourth: the pipeline above): unseen realistic 100/32 s82 and s83
-                // found their 14-node mappings by walks from a packing in round 5 (at 180-230
-                // s), when one stage in four walked from one.
+                // turn (the fourth: the pipeline above), counted from the first stage with a
+                // packing: unseen realistic 100/32 s82 and s83 found their 14-node mappings by
+                // walks from a packing in round 5 (at 180-230 s), when one stage in four
+                // walked from one; s112's one case was packed by `prove_on` in stage 3, whose
+                // time left went to the packing search, stage 4 to the pipeline on the case
+                // (20 s in vain), and stage 5's walk from the packing found its 13 at 57 s of 60.
                 let budget = end.map_or(PACKED_WALK, |e| PACKED_WALK.min(e.saturating_duration_since(now))).max(budget);
                 walk_on(
                     &Question { app, cluster, sub: &sub, nodes: &p.nodes, opts },
@@ -374,6 +393,7 @@ pub(super) fn search(
             } else {
                 walk_on(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, None, budget, seed, stop)
             };
+            p.packed_stages += u64::from(!packings.is_empty());
             match answer {
                 Some(Ok((m, r))) => {
                     let k = nodes_used(&m);
