@@ -734,6 +734,8 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
     // verifier on dense instances, and the CSP's branch and bound rarely improves after it
     // (a third of the time: hard 300/64 62 nodes, 1000/256 235; two thirds: 60 and 228).
     let shaping = minimizing && csp_fits && fix.is_none();
+    // What the brief search by shape learnt, for the one after the squeeze.
+    let mut memo = shapes::Memo::default();
     // With shapes to follow, a brief search by shape first (its first two rounds, within a
     // twentieth of the time left, at most `EARLY_SHAPES`): its cheap refutations (counting,
     // the LPs, 0.25 s a shape, the split) often prove the first mapping optimal at once (the
@@ -745,7 +747,9 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             let t = Instant::now();
             let left = deadline.map_or(EARLY_SHAPES * 20, |d| d.saturating_duration_since(t));
             let end = Some(t + (left / 20).min(EARLY_SHAPES));
-            let f = shapes::search(cx, opts, static_bound, &inc, (end, end), 2, false, &mut || term.should_stop());
+            let f = shapes::search(cx, opts, static_bound, &inc, (end, end), 2, false, &mut memo, &mut || {
+                term.should_stop()
+            });
             stats.shapes_s += t.elapsed().as_secs_f64();
             stats.shapes.tried += f.stats.tried;
             stats.shapes.refuted += f.stats.refuted;
@@ -883,9 +887,10 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             // Three quarters of the time left (LNS and the CSP follow), all of it when every
             // size searched can be proven (`shapes::search`).
             let end = deadline.map(|d| t + d.saturating_duration_since(t) * 3 / 4);
-            let f = shapes::search(cx, opts, static_bound, &inc, (end, deadline), u64::MAX, true, &mut || {
-                term.should_stop()
-            });
+            let f =
+                shapes::search(cx, opts, static_bound, &inc, (end, deadline), u64::MAX, true, &mut memo, &mut || {
+                    term.should_stop()
+                });
             stats.shapes_s += t.elapsed().as_secs_f64();
             stats.shapes.tried += f.stats.tried;
             stats.shapes.refuted += f.stats.refuted;
@@ -1287,7 +1292,8 @@ pub fn search_by_shape(
     let r = verify::check(app, cluster, incumbent, &opts.perf);
     let inc = (incumbent.clone(), r, nodes_used(incumbent));
     let end = opts.time_limit.map(|l| Instant::now() + l);
-    let f = shapes::search(cx, opts, bound, &inc, (end, end), u64::MAX, true, &mut || {
+    let mut memo = shapes::Memo::default();
+    let f = shapes::search(cx, opts, bound, &inc, (end, end), u64::MAX, true, &mut memo, &mut || {
         opts.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
     });
     (f.best.map(|b| b.0), f.bound)
