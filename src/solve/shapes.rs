@@ -372,18 +372,22 @@ pub(super) fn search(
                 // The feasibility pipeline on one open case of the split (its roots on one
                 // type each), the cases in turn: realistic 100/32 s1's 13 nodes were found so,
                 // never in 600 s without (see `split_cases`).
+                let ix = (stage as usize / 2).saturating_sub(1) % p.cases.len();
                 let mut variant = app.clone();
-                crate::csp::bound::apply_case(&mut variant, &p.cases[(stage as usize / 2 - 1) % p.cases.len()]);
+                crate::csp::bound::apply_case(&mut variant, &p.cases[ix]);
                 let q = Question { app: &variant, cluster, sub: &sub, nodes: &p.nodes, opts };
-                on_nodes(&q, budget, seed).and_then(|a| match a {
+                match on_nodes(&q, budget, seed) {
                     // Sound there is sound here (the same costs where the roots are): checked.
-                    Ok((m, _)) => {
+                    Some(Ok((m, _))) => {
                         let rep = verify::check(app, cluster, &m, &opts.perf);
                         (rep.verdict == Verdict::Sound).then_some(Ok((m, rep)))
                     }
-                    // One case refuted is not the shape refuted.
-                    Err(()) => None,
-                })
+                    // The case holds no sound mapping (its application relaxes the original
+                    // with the roots on their types), nor do its refinements: they leave the
+                    // shape's cases and proof, and the shape is refuted with its last case.
+                    Some(Err(())) => refute_case(&mut p, ix).then_some(Err(())),
+                    None => None,
+                }
             } else if let Some((case, at)) =
                 (!packings.is_empty()).then(|| &packings[p.packed_stages as usize % packings.len()])
             {
@@ -425,6 +429,13 @@ pub(super) fn search(
                 let t = Instant::now();
                 let mut halt = || stop() || t.elapsed() >= budget;
                 walk::onto(cx, &incumbent.0, &incumbent.1, &allowed, seed, &mut halt).map(Ok)
+            } else if p.proof.is_empty() && p.cases.is_empty() {
+                // No split to prove with (no pace roots, or its pass 1 cut short): the
+                // feasibility pipeline, whose CSP may refute the shape. A tiny instance's
+                // 2-node shape that its stage-0 CSP refutes in milliseconds stayed open for
+                // 59 s when a loaded machine cut that CSP short, walks alone in its later
+                // stages (and without a time limit, for ever).
+                on_nodes(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, budget, seed)
             } else {
                 walk_on(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, None, budget, seed, stop)
             };
@@ -933,6 +944,25 @@ fn prove_on(
     p.proof.is_empty()
 }
 
+/// Case `ix` of `p` refuted: it and its refinements (the cases it prefixes) leave the kept
+/// cases and the proof. True when that refutes the shape (the proof held every open case and
+/// none is left).
+fn refute_case(p: &mut Pending, ix: usize) -> bool {
+    let gone = p.cases[ix].clone();
+    let had = !p.proof.is_empty();
+    let mut i = 0;
+    while i < p.cases.len() {
+        if p.cases[i].starts_with(&gone) {
+            p.cases.remove(i);
+            p.packed.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+    p.proof.retain(|o| !o.case.starts_with(&gone));
+    had && p.proof.is_empty()
+}
+
 /// The caller's stop, or a deadline, as a termination condition.
 struct Halt<'a> {
     stop: &'a mut dyn FnMut() -> bool,
@@ -1167,6 +1197,37 @@ mod tests {
 
     fn open(c: Case, packed: Option<Packed>) -> Open {
         Open { case: c, packed, bound: 3, progress: Progress::Settled }
+    }
+
+    #[test]
+    fn refuting_a_case_drops_its_refinements_and_the_last_refutes_the_shape() {
+        let mut p = Pending::new(3, vec![NodeId(0), NodeId(1), NodeId(2)], 0);
+        // Kept: c0 (packed) and c1; the proof: c0's refinement on a second root, c1 and c2.
+        let c0 = case(0, 1.0);
+        let mut c0r = c0.clone();
+        c0r.extend(case(3, 2.0));
+        p.cases = vec![c0.clone(), case(1, 2.0)];
+        p.packed = vec![Some(packing(0)), None];
+        p.proof = vec![open(c0r, None), open(case(1, 2.0), None), open(case(2, 3.0), None)];
+        assert!(!refute_case(&mut p, 0));
+        assert_eq!(p.cases, vec![case(1, 2.0)]);
+        assert_eq!(p.packed, vec![None]);
+        assert_eq!(p.proof.iter().map(|o| o.case.clone()).collect::<Vec<_>>(), vec![case(1, 2.0), case(2, 3.0)]);
+        // c2 is open in the proof but not kept: refuting c1 leaves the shape open.
+        assert!(!refute_case(&mut p, 0));
+        assert!(p.cases.is_empty());
+        assert_eq!(p.proof.len(), 1);
+        // Without a proof (the split cut short), a case refuted never refutes the shape.
+        let mut q = Pending::new(2, vec![NodeId(0), NodeId(1)], 0);
+        q.cases = vec![case(0, 1.0)];
+        q.packed = vec![None];
+        assert!(!refute_case(&mut q, 0));
+        // The last case of a proof refutes it.
+        let mut r = Pending::new(2, vec![NodeId(0), NodeId(1)], 0);
+        r.cases = vec![case(0, 1.0)];
+        r.packed = vec![None];
+        r.proof = vec![open(case(0, 1.0), None)];
+        assert!(refute_case(&mut r, 0));
     }
 
     #[test]
