@@ -336,7 +336,12 @@ pub(super) fn search(
                     }
                 }
             }
-            let mut budget = end.map_or(slice, |e| slice.min(e.saturating_duration_since(now)));
+            // From here, not from before the split (which has its own time): measured from
+            // `now`, a split of 1 s near the end of the brief search let the walk after it
+            // run 1 s past the search's end (unseen realistic 100/32 s131: 3.9 s for a 2.9-s
+            // window).
+            let t0 = Instant::now();
+            let mut budget = end.map_or(slice, |e| slice.min(e.saturating_duration_since(t0)));
             // A case with a packing is never refuted (only the search's mapping decides the
             // shape then), so such a shape's time all goes to finding a mapping.
             let mut packings = p.packings();
@@ -353,7 +358,7 @@ pub(super) fn search(
                     out.stats.refuted += 1;
                     continue;
                 }
-                budget = budget.saturating_sub(now.elapsed());
+                budget = budget.saturating_sub(t0.elapsed());
                 // A packing `prove_on` found is walked from in this stage's time left.
                 packings = p.packings();
             }
@@ -400,7 +405,9 @@ pub(super) fn search(
                 // walked from one; s112's one case was packed by `prove_on` in stage 3, whose
                 // time left went to the packing search, stage 4 to the pipeline on the case
                 // (20 s in vain), and stage 5's walk from the packing found its 13 at 57 s of 60.
-                let budget = end.map_or(PACKED_WALK, |e| PACKED_WALK.min(e.saturating_duration_since(now))).max(budget);
+                let budget = end
+                    .map_or(PACKED_WALK, |e| PACKED_WALK.min(e.saturating_duration_since(Instant::now())))
+                    .max(budget);
                 walk_on(
                     &Question { app, cluster, sub: &sub, nodes: &p.nodes, opts },
                     Some((case, at)),

@@ -270,7 +270,7 @@ pub(super) fn bound(
             let floor = w[nc + k].max(0.0) + 1.0;
             for (o, order) in orders[k].iter().enumerate() {
                 let (value, pattern, complete) = if exact {
-                    price(order, &y, cpus[k], floor, QUICK_NODES, end)
+                    price(order, &y, cpus[k], floor, QUICK_NODES, end, &mut || stop.should_stop())
                 } else {
                     greedy(order, &y, cpus[k], &mut seed)
                 };
@@ -285,7 +285,8 @@ pub(super) fn bound(
             certified = true;
             for &(k, o) in &short {
                 let floor = w[nc + k].max(0.0) + 1.0;
-                let (value, pattern, complete) = price(&orders[k][o], &y, cpus[k], floor, SEARCH_NODES, end);
+                let (value, pattern, complete) =
+                    price(&orders[k][o], &y, cpus[k], floor, SEARCH_NODES, end, &mut || stop.should_stop());
                 certified &= complete;
                 added += take(k, value, pattern, &mut tops);
             }
@@ -449,6 +450,7 @@ fn price(
     floor: f64,
     limit: u64,
     end: Instant,
+    halt: &mut dyn FnMut() -> bool,
 ) -> (f64, Vec<(usize, u32)>, bool) {
     let its: Vec<Item> = order.iter().filter(|i| y[i.class] > 1e-12).copied().collect();
     let mut s = Search {
@@ -457,6 +459,7 @@ fn price(
         nodes: 0,
         limit,
         end,
+        halt,
         best: floor.max(0.0),
         best_q: vec![0; its.len()],
         q: vec![0; its.len()],
@@ -530,6 +533,9 @@ struct Search<'a> {
     nodes: u64,
     limit: u64,
     end: Instant,
+    /// The caller's stop, checked with the clock (a pricing search can take seconds: a split
+    /// given 2 s ran 3.7 s when only the rounds between searches checked it).
+    halt: &'a mut dyn FnMut() -> bool,
     best: f64,
     best_q: Vec<u32>,
     q: Vec<u32>,
@@ -599,7 +605,8 @@ fn log_bound(loads: &[f64], its: &[Item], y: &[f64], most: &[u32], pieces: &mut 
 impl Search<'_> {
     fn run(&mut self, j: usize, loads: &[f64], val: f64) {
         self.nodes += 1;
-        if self.nodes > self.limit || (self.nodes.is_multiple_of(256) && Instant::now() >= self.end) {
+        if self.nodes > self.limit || (self.nodes.is_multiple_of(256) && (Instant::now() >= self.end || (self.halt)()))
+        {
             self.complete = false;
             return;
         }
@@ -1222,7 +1229,15 @@ fn residual_lp(
                 let mu = w[nc + k].max(0.0);
                 for order in &orders[k] {
                     let (value, pattern, _) = if exact {
-                        price(order, &y, st.cpus[k], mu + 1.0, SEARCH_NODES, end.min(Instant::now() + DIVE_PRICE))
+                        price(
+                            order,
+                            &y,
+                            st.cpus[k],
+                            mu + 1.0,
+                            SEARCH_NODES,
+                            end.min(Instant::now() + DIVE_PRICE),
+                            &mut || stop.should_stop(),
+                        )
                     } else {
                         greedy(order, &y, st.cpus[k], seed)
                     };
@@ -1713,7 +1728,7 @@ mod tests {
             let best = brute_best(&loads, &its, &y);
             // A floor below the best, and one above it.
             for floor in [0.0, best * 0.5, best + 0.25] {
-                let (v, p, complete) = price(&its, &y, loads.len(), floor, SEARCH_NODES, far);
+                let (v, p, complete) = price(&its, &y, loads.len(), floor, SEARCH_NODES, far, &mut || false);
                 assert!(complete);
                 assert!((v - best.max(floor)).abs() < 1e-9, "problem {n}, floor {floor}: {v} vs {best}");
                 // The pattern is worth its value (none when nothing beats the floor).
@@ -1728,7 +1743,7 @@ mod tests {
                 }
                 // A brief search (`QUICK_NODES` in `bound`; 20 search nodes here): never
                 // above the best, and what it returns is worth its value and fits.
-                let (v, p, complete) = price(&its, &y, loads.len(), floor, 20, far);
+                let (v, p, complete) = price(&its, &y, loads.len(), floor, 20, far, &mut || false);
                 assert!(v <= best.max(floor) + 1e-9, "problem {n}: brief {v} above {best}");
                 if complete {
                     assert!((v - best.max(floor)).abs() < 1e-9);
