@@ -12,8 +12,12 @@
 //! declaration order; ascending T_exec x LD on a configuration-1 node), each module takes the
 //! least-loaded CPU, which then carries 1 − (1 − CPULD)(1 − LD); a self-paced module must find
 //! it idle (it is not slowed, soundness rule 2), an input-paced one must keep up,
-//! T_exec / (1 − CPULD) <= its fastest input's pace (rule 3). Networks, requirements and the
-//! iteration-load allocation are not modelled.
+//! T_exec / (1 − CPULD) <= its fastest input's pace (rule 3). Networks only as far as each
+//! node's links go: every module brings the traffic it must send and receive over them whatever
+//! else its node holds (`set_traffic`: partners a node cannot hold enough of), and a set whose
+//! sum exceeds the node's bandwidths in all is not a pattern; that sum only grows with more
+//! modules, so subsets of patterns stay patterns. Requirements and the iteration-load
+//! allocation are not modelled.
 //!
 //! Why a set's own allocation is enough: removing a module from a node never raises any CPU's
 //! load at any later step (the sorted loads after each step are monotone in the sorted loads
@@ -68,6 +72,10 @@ struct Item {
     key7: f64,
     w8: f64,
     decl: usize,
+    /// Bytes per second each copy must send (`tx`) and receive (`rx`) over the networks of a
+    /// node of its node class, whatever else that node holds (`set_traffic`).
+    tx: f64,
+    rx: f64,
 }
 
 /// A pattern: a node class and (module class, count) pairs, ascending by class.
@@ -84,6 +92,8 @@ struct Setup {
     cpus: Vec<usize>,
     caps: Vec<f64>,
     sizes: Vec<f64>,
+    /// Per node class, the most a node of it sends, and receives, over all its networks.
+    link: Vec<f64>,
 }
 
 /// The items and orders of `cluster` (None: out of scope, see `bound`).
@@ -114,6 +124,8 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
                     key7: s.key7_lo,
                     w8: s.w8_lo,
                     decl: an.modules[mi].index(),
+                    tx: 0.0,
+                    rx: 0.0,
                 };
                 match &mut item {
                     None => item = Some(this),
@@ -143,6 +155,9 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
         .collect();
     let caps: Vec<f64> = node_classes.iter().map(|ns| ns.len() as f64).collect();
     let sizes: Vec<f64> = classes.iter().map(|c| c.size as f64).collect();
+    let members: Vec<Vec<usize>> = classes.into_iter().map(|c| c.members).collect();
+    let link = link_caps(cluster, &node_classes);
+    set_traffic(app, cluster, an, &node_classes, &members, &mut items, &cpus, &link);
     // Orders: eq 7's for every set, and eq 8's per synchronous component (no predecessor).
     let mut orders: Vec<Vec<Vec<Item>>> = Vec::new();
     for its in &items {
@@ -163,8 +178,174 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
         }
         orders.push(per_node);
     }
-    let members = classes.into_iter().map(|c| c.members).collect();
-    Some(Setup { node_classes, members, items, orders, cpus, caps, sizes })
+    Some(Setup { node_classes, members, items, orders, cpus, caps, sizes, link })
+}
+
+/// Per node class, the most a node of it can send, and receive, in all: the sum of its
+/// networks' bandwidths (eq 9–10: an edge between two nodes takes one network both are on,
+/// and each (node, network) link sends and receives at most the network's bandwidth); the
+/// largest over the class's nodes.
+fn link_caps(cluster: &Cluster, node_classes: &[Vec<crate::model::NodeId>]) -> Vec<f64> {
+    node_classes
+        .iter()
+        .map(|ns| {
+            ns.iter()
+                .map(|&n| cluster.node(n).networks.iter().map(|&w| cluster.network(w).bandwidth).sum::<f64>())
+                .fold(0.0, f64::max)
+        })
+        .collect()
+}
+
+/// Whether `used` bytes per second fit a node's `cap` (generously: a sound node set never
+/// fails by rounding).
+fn link_fits(used: f64, cap: f64) -> bool {
+    used <= cap * (1.0 + 1e-6) + 1e-6
+}
+
+/// Sets each item's `tx` and `rx`: what every copy of its module class must send and receive
+/// over the networks of a node of its node class, whatever else that node holds, at the
+/// edges' lowest rates (`Analysis::rate_lo`; an edge carries volume x rate, eq 9–10).
+/// A module's edges to one partner are local only when the partner shares its node, and a
+/// node of class k holds at most `most` copies of a module class (alone by the simulation;
+/// fewer beside others, since loads only grow), one of them the module itself for its own
+/// class: so of its partners in a class, the heaviest that many at most are local, and the
+/// rest is traffic. A partner that may not use the class (its domain, or a filter that
+/// cannot sit there: its own traffic, so reckoned, exceeds the links) is never local. The
+/// least over the class's members. Unseen realistic 100/32 s133: 13 nodes with bandwidths
+/// 100x, 15 and no proof with its own (a gather of 24 simulations' 275 MB/s cannot sit on a
+/// node whose one network carries 74 MB/s beside the 8 a node there holds).
+#[allow(clippy::too_many_arguments)]
+fn set_traffic(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    node_classes: &[Vec<crate::model::NodeId>],
+    members: &[Vec<usize>],
+    items: &mut [Vec<Item>],
+    cpus: &[usize],
+    link: &[f64],
+) {
+    use petgraph::visit::EdgeRef;
+    use petgraph::Direction;
+    let nk = node_classes.len();
+    let objects = app.graph.node_count();
+    let mut class_of: Vec<Option<usize>> = vec![None; objects];
+    for (c, ms) in members.iter().enumerate() {
+        for &mi in ms {
+            class_of[an.modules[mi].index()] = Some(c);
+        }
+    }
+    let mut k_of = vec![usize::MAX; cluster.nodes.len()];
+    for (k, ns) in node_classes.iter().enumerate() {
+        for n in ns {
+            k_of[n.ix()] = k;
+        }
+    }
+    // Per object, the node classes it may use (any node of the class in its domain).
+    let mut may = vec![vec![false; nk]; objects];
+    for (o, row) in may.iter_mut().enumerate() {
+        for n in an.domain.get(o).into_iter().flatten() {
+            if let Some(&k) = k_of.get(n.ix()).filter(|&&k| k < nk) {
+                row[k] = true;
+            }
+        }
+    }
+    let mut most_on = vec![vec![0u32; members.len()]; nk];
+    for (k, its) in items.iter().enumerate() {
+        let idle = vec![0.0; cpus[k]];
+        for it in its {
+            most_on[k][it.class] = most(&idle, it);
+        }
+    }
+    let rate = |e: petgraph::graph::EdgeIndex| {
+        let r = app.graph[e].volume * an.rate_lo.get(e.index()).copied().unwrap_or(0.0);
+        if r.is_finite() && r > 0.0 {
+            r
+        } else {
+            0.0
+        }
+    };
+    // The traffic object `o` on a node of class k sends (`dir` Outgoing) or receives that no
+    // partner on its node can take, with `may` saying which filters may sit there.
+    let forced = |o: crate::model::ObjectId, k: usize, dir: Direction, may: &[Vec<bool>]| -> f64 {
+        // Per partner, the traffic with it; then per group of partners (a module class; a
+        // filter alone), the partners' traffic, heaviest first.
+        let mut per: Vec<(usize, f64)> = Vec::new();
+        for e in app.graph.edges_directed(o, dir) {
+            let v = if dir == Direction::Outgoing { e.target() } else { e.source() };
+            if v != o {
+                per.push((v.index(), rate(e.id())));
+            }
+        }
+        per.sort_by_key(|x| x.0);
+        let mut partners: Vec<((Option<usize>, usize), f64)> = Vec::new();
+        for (v, r) in per {
+            match partners.last_mut() {
+                Some(last) if last.0 .1 == v => last.1 += r,
+                _ => partners.push(((class_of[v], v), r)),
+            }
+        }
+        // Group key: the class, or the filter itself.
+        let mut keyed: Vec<((Option<usize>, usize), f64)> = partners
+            .into_iter()
+            .map(|((d, v), r)| (if d.is_some() { (d, usize::MAX) } else { (None, v) }, r))
+            .collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+        let mut groups: Vec<(Option<usize>, usize, Vec<f64>)> = Vec::new();
+        for ((d, v), r) in keyed {
+            match groups.last_mut() {
+                Some(g) if (g.0, g.1) == (d, v) => g.2.push(r),
+                _ => groups.push((d, v, vec![r])),
+            }
+        }
+        let own = class_of[o.index()];
+        let mut out = 0.0;
+        for (d, v, rs) in groups {
+            let local = match d {
+                Some(d) => {
+                    let m = most_on[k][d] as usize;
+                    if own == Some(d) {
+                        m.saturating_sub(1)
+                    } else {
+                        m
+                    }
+                }
+                // A filter alone (or a module with no class: it may go nowhere).
+                None => usize::from(may[v][k]),
+            };
+            out += rs.iter().skip(local).sum::<f64>();
+        }
+        out
+    };
+    // Filters that cannot sit on a class: what they must send or receive there exceeds it.
+    let mut fmay = may.clone();
+    for o in app.graph.node_indices() {
+        if app.object(o).is_module() {
+            continue;
+        }
+        for k in 0..nk {
+            if may[o.index()][k]
+                && (!link_fits(forced(o, k, Direction::Outgoing, &may), link[k])
+                    || !link_fits(forced(o, k, Direction::Incoming, &may), link[k]))
+            {
+                fmay[o.index()][k] = false;
+            }
+        }
+    }
+    for (k, its) in items.iter_mut().enumerate() {
+        for it in its {
+            let ms = &members[it.class];
+            let least = |dir| ms.iter().map(|&mi| forced(an.modules[mi], k, dir, &fmay)).fold(f64::INFINITY, f64::min);
+            it.tx = least(Direction::Outgoing);
+            it.rx = least(Direction::Incoming);
+            if !it.tx.is_finite() {
+                it.tx = 0.0;
+            }
+            if !it.rx.is_finite() {
+                it.rx = 0.0;
+            }
+        }
+    }
 }
 
 /// Whether the pattern bound and the packing searches apply to `cluster` (see `bound`).
@@ -209,7 +390,7 @@ pub(super) fn bound(
     stop: &mut impl TerminationCondition,
 ) -> Bounded {
     let end = Instant::now() + budget;
-    let Some(Setup { items, orders, cpus, caps, sizes, .. }) = setup(app, cluster, an, stop) else {
+    let Some(Setup { items, orders, cpus, caps, sizes, link, .. }) = setup(app, cluster, an, stop) else {
         return Bounded { bound: None, duals: None, cols: Columns::default(), done: false };
     };
     let nodes = cluster.nodes.len() as f64;
@@ -270,9 +451,9 @@ pub(super) fn bound(
             let floor = w[nc + k].max(0.0) + 1.0;
             for (o, order) in orders[k].iter().enumerate() {
                 let (value, pattern, complete) = if exact {
-                    price(order, &y, cpus[k], floor, QUICK_NODES, end, &mut || stop.should_stop())
+                    price(order, &y, cpus[k], link[k], floor, QUICK_NODES, end, &mut || stop.should_stop())
                 } else {
-                    greedy(order, &y, cpus[k], &mut seed)
+                    greedy(order, &y, cpus[k], link[k], &mut seed)
                 };
                 if !complete {
                     short.push((k, o));
@@ -286,7 +467,7 @@ pub(super) fn bound(
             for &(k, o) in &short {
                 let floor = w[nc + k].max(0.0) + 1.0;
                 let (value, pattern, complete) =
-                    price(&orders[k][o], &y, cpus[k], floor, SEARCH_NODES, end, &mut || stop.should_stop());
+                    price(&orders[k][o], &y, cpus[k], link[k], floor, SEARCH_NODES, end, &mut || stop.should_stop());
                 certified &= complete;
                 added += take(k, value, pattern, &mut tops);
             }
@@ -447,6 +628,7 @@ fn price(
     order: &[Item],
     y: &[f64],
     cpus: usize,
+    link: f64,
     floor: f64,
     limit: u64,
     end: Instant,
@@ -460,6 +642,7 @@ fn price(
         limit,
         end,
         halt,
+        link,
         best: floor.max(0.0),
         best_q: vec![0; its.len()],
         q: vec![0; its.len()],
@@ -468,10 +651,17 @@ fn price(
         most: Vec::new(),
         pieces: Vec::new(),
     };
-    s.run(0, &vec![0.0; cpus], 0.0);
+    s.run(0, &vec![0.0; cpus], 0.0, 0.0, 0.0);
     let mut p: Vec<(usize, u32)> = its.iter().zip(&s.best_q).filter(|e| *e.1 > 0).map(|(i, &q)| (i.class, q)).collect();
     p.sort_unstable();
     (s.best, p, s.complete)
+}
+
+/// Whether `order`'s items with these counts send and receive within a node's `link`.
+fn traffic_fits(order: &[Item], counts: &[u32], link: f64) -> bool {
+    let (tx, rx) =
+        order.iter().zip(counts).fold((0.0, 0.0), |(tx, rx), (it, &q)| (tx + q as f64 * it.tx, rx + q as f64 * it.rx));
+    link_fits(tx, link) && link_fits(rx, link)
 }
 
 /// Whether `order`'s items with these counts fit a node of `cpus` CPUs (in that order).
@@ -484,7 +674,7 @@ fn fits(order: &[Item], counts: &[u32], cpus: usize, loads: &mut Vec<f64>) -> bo
 /// A good set by greedy choice (not necessarily the best): classes by decreasing value per
 /// load, randomly perturbed after the first try, each with the most copies that still fit.
 /// Never certifies (the third value is false).
-fn greedy(order: &[Item], y: &[f64], cpus: usize, seed: &mut u64) -> (f64, Vec<(usize, u32)>, bool) {
+fn greedy(order: &[Item], y: &[f64], cpus: usize, link: f64, seed: &mut u64) -> (f64, Vec<(usize, u32)>, bool) {
     let mut loads = Vec::new();
     let (mut best, mut best_counts) = (0.0, vec![0u32; order.len()]);
     for t in 0..GREEDY_TRIES {
@@ -507,7 +697,7 @@ fn greedy(order: &[Item], y: &[f64], cpus: usize, seed: &mut u64) -> (f64, Vec<(
             while lo < hi {
                 let mid = (lo + hi).div_ceil(2);
                 counts[i] = mid;
-                if fits(order, &counts, cpus, &mut loads) {
+                if fits(order, &counts, cpus, &mut loads) && traffic_fits(order, &counts, link) {
                     lo = mid;
                 } else {
                     hi = mid - 1;
@@ -536,6 +726,8 @@ struct Search<'a> {
     /// The caller's stop, checked with the clock (a pricing search can take seconds: a split
     /// given 2 s ran 3.7 s when only the rounds between searches checked it).
     halt: &'a mut dyn FnMut() -> bool,
+    /// What a node sends, and receives, at most (`Item::tx`, `Item::rx`).
+    link: f64,
     best: f64,
     best_q: Vec<u32>,
     q: Vec<u32>,
@@ -603,7 +795,7 @@ fn log_bound(loads: &[f64], its: &[Item], y: &[f64], most: &[u32], pieces: &mut 
 }
 
 impl Search<'_> {
-    fn run(&mut self, j: usize, loads: &[f64], val: f64) {
+    fn run(&mut self, j: usize, loads: &[f64], val: f64, tx: f64, rx: f64) {
         self.nodes += 1;
         if self.nodes > self.limit || (self.nodes.is_multiple_of(256) && (Instant::now() >= self.end || (self.halt)()))
         {
@@ -643,8 +835,13 @@ impl Search<'_> {
         let n = copies_into(loads, &it, &mut states);
         let c = loads.len();
         for q in (0..n).rev() {
+            // Traffic only grows with more copies: a count over the links is skipped.
+            let (qt, qr) = (tx + q as f64 * it.tx, rx + q as f64 * it.rx);
+            if !link_fits(qt, self.link) || !link_fits(qr, self.link) {
+                continue;
+            }
             self.q[j] = q as u32;
-            self.run(j + 1, &states[q * c..(q + 1) * c], val + q as f64 * self.y[it.class]);
+            self.run(j + 1, &states[q * c..(q + 1) * c], val + q as f64 * self.y[it.class], qt, qr);
             if !self.complete {
                 break;
             }
@@ -661,7 +858,8 @@ pub enum Packing {
     /// sound mapping uses only these nodes.
     Refuted,
     /// One assignment that passes: per module (in `Analysis::modules` order) its node. Only
-    /// the allocation is simulated: networks and requirements are not checked.
+    /// the allocation is simulated, and each node's forced traffic (`set_traffic`) checked:
+    /// routes and requirements are not.
     Found(Vec<crate::model::NodeId>),
     /// The budget ended first, or the instance is out of scope (see `bound`).
     Unknown,
@@ -829,7 +1027,16 @@ fn restrict(st: &Setup, slots: &[(usize, crate::model::NodeId)], chosen: &[usize
     let orders = st.orders.iter().map(|os| os.iter().map(|o| o.iter().map(resize).collect()).collect()).collect();
     let caps = node_classes.iter().map(|ns| ns.len() as f64).collect();
     let sizes = counts.iter().map(|&c| c as f64).collect();
-    Setup { node_classes, members: Vec::new(), items, orders, cpus: st.cpus.clone(), caps, sizes }
+    Setup {
+        node_classes,
+        members: Vec::new(),
+        items,
+        orders,
+        cpus: st.cpus.clone(),
+        caps,
+        sizes,
+        link: st.link.clone(),
+    }
 }
 
 /// A packing (as `pack` defines it) by local search, for finding one where `pack`'s tree
@@ -1233,13 +1440,14 @@ fn residual_lp(
                             order,
                             &y,
                             st.cpus[k],
+                            st.link[k],
                             mu + 1.0,
                             SEARCH_NODES,
                             end.min(Instant::now() + DIVE_PRICE),
                             &mut || stop.should_stop(),
                         )
                     } else {
-                        greedy(order, &y, st.cpus[k], seed)
+                        greedy(order, &y, st.cpus[k], st.link[k], seed)
                     };
                     if value - mu - 1.0 > 1e-7 && !pattern.is_empty() {
                         let p = (k, pattern);
@@ -1330,6 +1538,13 @@ fn set_fits(st: &Setup, k: usize, cnt: &[u32], loads: &mut Vec<f64>) -> bool {
     let total: u32 = cnt.iter().sum();
     if total == 0 {
         return true;
+    }
+    let (tx, rx) = st.items[k].iter().fold((0.0, 0.0), |(tx, rx), it| {
+        let q = cnt[it.class] as f64;
+        (tx + q * it.tx, rx + q * it.rx)
+    });
+    if !link_fits(tx, st.link[k]) || !link_fits(rx, st.link[k]) {
+        return false;
     }
     for order in &st.orders[k] {
         if order.iter().map(|it| cnt[it.class]).sum::<u32>() != total {
@@ -1657,8 +1872,19 @@ mod tests {
             let cpus = 1 + (rnd() * 4.0) as usize;
             let mut loads = vec![0.0; cpus];
             for _ in 0..(rnd() * 3.0) as usize {
-                let it =
-                    Item { class: 0, size: 1, ld: rnd(), u: 0.0, pred: false, comp: 0, key7: 0.0, w8: 0.0, decl: 0 };
+                let it = Item {
+                    class: 0,
+                    size: 1,
+                    ld: rnd(),
+                    u: 0.0,
+                    pred: false,
+                    comp: 0,
+                    key7: 0.0,
+                    w8: 0.0,
+                    decl: 0,
+                    tx: 0.0,
+                    rx: 0.0,
+                };
                 place(&mut loads, &it);
             }
             let classes = 1 + (rnd() * 4.0) as usize;
@@ -1674,6 +1900,8 @@ mod tests {
                     key7: 0.0,
                     w8: 0.0,
                     decl: c,
+                    tx: 0.0,
+                    rx: 0.0,
                 })
                 .collect();
             let y: Vec<f64> = (0..classes).map(|_| 0.05 + rnd()).collect();
@@ -1703,6 +1931,61 @@ mod tests {
         }
     }
 
+    /// `brute_best` with each item's traffic (`tx`, `rx`) summed within `link` as well.
+    fn brute_best_linked(loads: &[f64], its: &[Item], y: &[f64], link: f64) -> f64 {
+        let mut best = 0.0f64;
+        let mut q = vec![0u32; its.len()];
+        loop {
+            let mut l = loads.to_vec();
+            let tx: f64 = its.iter().zip(&q).map(|(it, &k)| it.tx * k as f64).sum();
+            let rx: f64 = its.iter().zip(&q).map(|(it, &k)| it.rx * k as f64).sum();
+            if tx <= link && rx <= link && its.iter().zip(&q).all(|(it, &k)| (0..k).all(|_| place(&mut l, it))) {
+                best = best.max(its.iter().zip(&q).map(|(it, &k)| y[it.class] * k as f64).sum());
+            }
+            let mut i = 0;
+            while i < q.len() && q[i] == its[i].size {
+                q[i] = 0;
+                i += 1;
+            }
+            if i == q.len() {
+                return best;
+            }
+            q[i] += 1;
+        }
+    }
+
+    #[test]
+    fn price_keeps_within_the_links() {
+        // Random traffic per copy (some none) and a node's links that take some of it: the
+        // pricing search's best value is the brute force's, and its pattern's traffic fits.
+        let far = Instant::now() + Duration::from_secs(60);
+        let mut rnd = uniform(0x5eed_11);
+        let mut bound = 0;
+        for (n, (loads, mut its, y)) in random_problems(1500).into_iter().enumerate() {
+            if loads.iter().any(|&l| l > 0.0) {
+                continue;
+            }
+            for it in &mut its {
+                it.tx = if rnd() < 0.3 { 0.0 } else { rnd() };
+                it.rx = if rnd() < 0.3 { 0.0 } else { rnd() };
+            }
+            let link = 0.2 + 2.0 * rnd();
+            let best = brute_best_linked(&loads, &its, &y, link);
+            bound += usize::from(best + 1e-9 < brute_best(&loads, &its, &y));
+            let (v, p, complete) = price(&its, &y, loads.len(), link, 0.0, SEARCH_NODES, far, &mut || false);
+            assert!(complete);
+            assert!((v - best).abs() < 1e-9, "problem {n}: {v} vs {best}");
+            let counts: Vec<u32> = its.iter().map(|it| p.iter().find(|e| e.0 == it.class).map_or(0, |e| e.1)).collect();
+            assert!(traffic_fits(&its, &counts, link));
+            // The greedy pricing's set fits too.
+            let (_, p, _) = greedy(&its, &y, loads.len(), link, &mut 7);
+            let counts: Vec<u32> = its.iter().map(|it| p.iter().find(|e| e.0 == it.class).map_or(0, |e| e.1)).collect();
+            assert!(traffic_fits(&its, &counts, link));
+        }
+        // The links bind on some of them.
+        assert!(bound > 100, "{bound}");
+    }
+
     #[test]
     fn log_bound_is_at_least_the_best_value() {
         let mut pieces = Vec::new();
@@ -1728,7 +2011,8 @@ mod tests {
             let best = brute_best(&loads, &its, &y);
             // A floor below the best, and one above it.
             for floor in [0.0, best * 0.5, best + 0.25] {
-                let (v, p, complete) = price(&its, &y, loads.len(), floor, SEARCH_NODES, far, &mut || false);
+                let (v, p, complete) =
+                    price(&its, &y, loads.len(), f64::INFINITY, floor, SEARCH_NODES, far, &mut || false);
                 assert!(complete);
                 assert!((v - best.max(floor)).abs() < 1e-9, "problem {n}, floor {floor}: {v} vs {best}");
                 // The pattern is worth its value (none when nothing beats the floor).
@@ -1743,7 +2027,7 @@ mod tests {
                 }
                 // A brief search (`QUICK_NODES` in `bound`; 20 search nodes here): never
                 // above the best, and what it returns is worth its value and fits.
-                let (v, p, complete) = price(&its, &y, loads.len(), floor, 20, far, &mut || false);
+                let (v, p, complete) = price(&its, &y, loads.len(), f64::INFINITY, floor, 20, far, &mut || false);
                 assert!(v <= best.max(floor) + 1e-9, "problem {n}: brief {v} above {best}");
                 if complete {
                     assert!((v - best.max(floor)).abs() < 1e-9);
@@ -1778,6 +2062,8 @@ mod tests {
                 key7: 0.0,
                 w8: 0.0,
                 decl: 0,
+                tx: 0.0,
+                rx: 0.0,
             };
             let mut sim = loads.clone();
             let mut q = 0;
@@ -1788,7 +2074,19 @@ mod tests {
         }
         // By hand: on loads 0 and 0.5, copies of LD 0.5 needing a free share of 0.3 go
         // 0 -> 0.5 -> 0.75 on the first CPU (two) and 0.5 -> 0.75 on the second (one).
-        let it = Item { class: 0, size: 9, ld: 0.5, u: 0.3, pred: false, comp: 0, key7: 0.0, w8: 0.0, decl: 0 };
+        let it = Item {
+            class: 0,
+            size: 9,
+            ld: 0.5,
+            u: 0.3,
+            pred: false,
+            comp: 0,
+            key7: 0.0,
+            w8: 0.0,
+            decl: 0,
+            tx: 0.0,
+            rx: 0.0,
+        };
         assert_eq!(most(&[0.0, 0.5], &it), 3);
         assert_eq!(most(&[0.0, 0.5], &Item { size: 2, ..it }), 2);
     }
@@ -1797,7 +2095,19 @@ mod tests {
     fn copies_into_matches_copies() {
         // Loads before, and items that fit 0, some or all of their copies.
         let loads = [0.0, 0.3, 0.6];
-        let item = |size, ld, u, pred| Item { class: 0, size, ld, u, pred, comp: 0, key7: 0.0, w8: 0.0, decl: 0 };
+        let item = |size, ld, u, pred| Item {
+            class: 0,
+            size,
+            ld,
+            u,
+            pred,
+            comp: 0,
+            key7: 0.0,
+            w8: 0.0,
+            decl: 0,
+            tx: 0.0,
+            rx: 0.0,
+        };
         let mut buf = Vec::new();
         for it in
             [item(5, 0.5, 0.4, false), item(2, 0.9, 0.2, false), item(4, 0.3, 1.0, true), item(0, 0.5, 0.5, false)]
