@@ -1913,26 +1913,11 @@ mod tests {
 
     /// The best value by brute force: every count of every class, placed in order from `loads`.
     fn brute_best(loads: &[f64], its: &[Item], y: &[f64]) -> f64 {
-        let mut best = 0.0f64;
-        let mut q = vec![0u32; its.len()];
-        loop {
-            let mut l = loads.to_vec();
-            if its.iter().zip(&q).all(|(it, &k)| (0..k).all(|_| place(&mut l, it))) {
-                best = best.max(its.iter().zip(&q).map(|(it, &k)| y[it.class] * k as f64).sum());
-            }
-            let mut i = 0;
-            while i < q.len() && q[i] == its[i].size {
-                q[i] = 0;
-                i += 1;
-            }
-            if i == q.len() {
-                return best;
-            }
-            q[i] += 1;
-        }
+        brute_best_linked(loads, its, y, f64::INFINITY)
     }
 
-    /// `brute_best` with each item's traffic (`tx`, `rx`) summed within `link` as well.
+    /// The best value of `its` on `loads` by brute force (every count of every class, in
+    /// `its`' order), each item's traffic (`tx`, `rx`) summed within `link` as well.
     fn brute_best_linked(loads: &[f64], its: &[Item], y: &[f64], link: f64) -> f64 {
         let mut best = 0.0f64;
         let mut q = vec![0u32; its.len()];
