@@ -437,7 +437,7 @@ pub(super) fn search(
                 let mut halt = || stop() || t.elapsed() >= budget;
                 walk::onto(cx, &incumbent.0, &incumbent.1, &allowed, seed, &mut halt).map(Ok)
             } else if p.proof.is_empty() && p.cases.is_empty() {
-                // No split to prove with (no pace roots, or its pass 1 cut short): the
+                // No split to prove with (its pass 1 cut short): the
                 // feasibility pipeline, whose CSP may refute the shape. A tiny instance's
                 // 2-node shape that its stage-0 CSP refutes in milliseconds stayed open for
                 // 59 s when a loaded machine cut that CSP short, walks alone in its later
