@@ -1831,7 +1831,20 @@ fn packing_refutes_two_triples_the_pattern_lp_fits() {
         let dive = flowmap::csp::bound::pack_dive(&app, &four, &an, seed, five_s, forever);
         assert_eq!(dive, flowmap::csp::bound::Packing::Unknown, "dive, seed {seed}, four nodes");
     }
+    // One processor type: no pace root to split on, and the split's one case is the
+    // application itself (it was no split at all: the shape search then never ran the
+    // packing search on such a shape). Refuted on four nodes (bound 4 + 1), kept on five.
+    let split = flowmap::csp::bound::split_bound(&app, &four, &an, 4, usize::MAX, five_s, forever).expect("a split");
+    assert!(
+        split.alive.is_empty() && split.bound == 5,
+        "four nodes: {} alive, bound {}",
+        split.alive.len(),
+        split.bound
+    );
     let an = flowmap::csp::Analysis::new(&app, &five, None);
+    let split = flowmap::csp::bound::split_bound(&app, &five, &an, 5, usize::MAX, five_s, forever).expect("a split");
+    assert_eq!(split.alive.len(), 1, "five nodes: the one case open");
+    assert!(split.alive[0].case.is_empty() && split.bound <= 5, "bound {} over brute force's 5", split.bound);
     for reduced_costs in [false, true] {
         let packed = flowmap::csp::bound::pack(&app, &five, &an, reduced_costs, first, 0, five_s, forever);
         assert!(matches!(packed, flowmap::csp::bound::Packing::Found(_)), "reduced costs {reduced_costs}: {packed:?}");
