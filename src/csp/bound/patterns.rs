@@ -1847,6 +1847,12 @@ impl Extend<'_> {
 mod tests {
     use super::*;
 
+    /// An item of class `class` (declared as `class`): `size` copies of load `ld` at `u` of
+    /// their pace, after a predecessor when `pred`; no keys, no traffic.
+    fn item(class: usize, size: u32, ld: f64, u: f64, pred: bool) -> Item {
+        Item { class, size, ld, u, pred, comp: 0, key7: 0.0, w8: 0.0, decl: class, tx: 0.0, rx: 0.0 }
+    }
+
     #[test]
     fn luby_sequence() {
         // Luby, Sinclair and Zuckerman (1993): 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, 1.
@@ -1873,36 +1879,17 @@ mod tests {
             let cpus = 1 + (rnd() * 4.0) as usize;
             let mut loads = vec![0.0; cpus];
             for _ in 0..(rnd() * 3.0) as usize {
-                let it = Item {
-                    class: 0,
-                    size: 1,
-                    ld: rnd(),
-                    u: 0.0,
-                    pred: false,
-                    comp: 0,
-                    key7: 0.0,
-                    w8: 0.0,
-                    decl: 0,
-                    tx: 0.0,
-                    rx: 0.0,
-                };
+                let it = item(0, 1, rnd(), 0.0, false);
                 place(&mut loads, &it);
             }
             let classes = 1 + (rnd() * 4.0) as usize;
             let its: Vec<Item> = (0..classes)
-                .map(|c| Item {
-                    class: c,
-                    size: 1 + (rnd() * 3.0) as u32,
+                .map(|c| {
+                    let size = 1 + (rnd() * 3.0) as u32;
                     // Some loads of exactly 1 (nothing may follow them) and some u of 1.
-                    ld: if rnd() < 0.2 { 1.0 } else { rnd() },
-                    u: if rnd() < 0.2 { 1.0 } else { rnd() },
-                    pred: rnd() < 0.2,
-                    comp: 0,
-                    key7: 0.0,
-                    w8: 0.0,
-                    decl: c,
-                    tx: 0.0,
-                    rx: 0.0,
+                    let ld = if rnd() < 0.2 { 1.0 } else { rnd() };
+                    let u = if rnd() < 0.2 { 1.0 } else { rnd() };
+                    item(c, size, ld, u, rnd() < 0.2)
                 })
                 .collect();
             let y: Vec<f64> = (0..classes).map(|_| 0.05 + rnd()).collect();
@@ -2038,19 +2025,10 @@ mod tests {
             let cpus = 1 + (rnd() * 6.0) as usize;
             let mut loads: Vec<f64> = (0..cpus).map(|_| if rnd() < 0.3 { 0.0 } else { rnd() }).collect();
             loads.sort_by(f64::total_cmp);
-            let it = Item {
-                class: 0,
-                size: (rnd() * 13.0) as u32,
-                ld: if rnd() < 0.1 { 0.0 } else { rnd() },
-                u: if rnd() < 0.2 { 1.0 } else { rnd() * 0.8 },
-                pred: rnd() < 0.2,
-                comp: 0,
-                key7: 0.0,
-                w8: 0.0,
-                decl: 0,
-                tx: 0.0,
-                rx: 0.0,
-            };
+            let size = (rnd() * 13.0) as u32;
+            let ld = if rnd() < 0.1 { 0.0 } else { rnd() };
+            let u = if rnd() < 0.2 { 1.0 } else { rnd() * 0.8 };
+            let it = item(0, size, ld, u, rnd() < 0.2);
             let mut sim = loads.clone();
             let mut q = 0;
             while q < it.size && place(&mut sim, &it) {
@@ -2060,19 +2038,7 @@ mod tests {
         }
         // By hand: on loads 0 and 0.5, copies of LD 0.5 needing a free share of 0.3 go
         // 0 -> 0.5 -> 0.75 on the first CPU (two) and 0.5 -> 0.75 on the second (one).
-        let it = Item {
-            class: 0,
-            size: 9,
-            ld: 0.5,
-            u: 0.3,
-            pred: false,
-            comp: 0,
-            key7: 0.0,
-            w8: 0.0,
-            decl: 0,
-            tx: 0.0,
-            rx: 0.0,
-        };
+        let it = item(0, 9, 0.5, 0.3, false);
         assert_eq!(most(&[0.0, 0.5], &it), 3);
         assert_eq!(most(&[0.0, 0.5], &Item { size: 2, ..it }), 2);
     }
@@ -2081,19 +2047,7 @@ mod tests {
     fn copies_into_matches_copies() {
         // Loads before, and items that fit 0, some or all of their copies.
         let loads = [0.0, 0.3, 0.6];
-        let item = |size, ld, u, pred| Item {
-            class: 0,
-            size,
-            ld,
-            u,
-            pred,
-            comp: 0,
-            key7: 0.0,
-            w8: 0.0,
-            decl: 0,
-            tx: 0.0,
-            rx: 0.0,
-        };
+        let item = |size, ld, u, pred| item(0, size, ld, u, pred);
         let mut buf = Vec::new();
         for it in
             [item(5, 0.5, 0.4, false), item(2, 0.9, 0.2, false), item(4, 0.3, 1.0, true), item(0, 0.5, 0.5, false)]
