@@ -66,7 +66,7 @@ const POOL_MAX: usize = 8;
 /// The dive's share of the time left per shape, and its most per shape (`dive_top`).
 const DIVE_SHARE: f64 = 0.25;
 const DIVE_SLICE: Duration = Duration::from_secs(10);
-/// A walk from a packing gets at least this long (within the time left): one try (a
+/// A walk from a packing gets at least this long from stage 2 (within the time left): one try (a
 /// construction and a repair walk to its last kick) took about 2.3 s on unseen realistic
 /// 100/32 s83's 14-node shapes, so the first rounds' slices (0.25, 0.75, 2.25 s) cut every
 /// try short.
@@ -410,8 +410,7 @@ pub(super) fn search(
                 // 13th shape of round 1 (its walk took 0.02 s), after 12 walks of 3 s each
                 // found nothing, and 60 s ended the round before it.
                 let least = if stage <= 1 { Duration::ZERO } else { PACKED_WALK };
-                let budget =
-                    end.map_or(least, |e| least.min(e.saturating_duration_since(Instant::now()))).max(budget);
+                let budget = end.map_or(least, |e| least.min(e.saturating_duration_since(Instant::now()))).max(budget);
                 walk_on(
                     &Question { app, cluster, sub: &sub, nodes: &p.nodes, opts },
                     Some((case, at)),
