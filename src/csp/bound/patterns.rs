@@ -54,6 +54,12 @@ use std::time::{Duration, Instant};
 const QUICK_NODES: u64 = 50_000;
 /// Search nodes of one pricing problem; beyond, that round's bound is not certified.
 const SEARCH_NODES: u64 = 30_000_000;
+/// Nodes per depth the pricing search remembers for dominance (`Search::memo`). On the
+/// pricing problems where unseen realistic 100/32 s156's cases ran out of time (22 classes,
+/// 12 CPUs, duals alike): search nodes 17.9, 6.3, 23.0 million -> 4.3, 1.8, 6.6 million,
+/// time 4.0, 2.2, 3.9 s -> 1.5, 0.8, 2.2 s; 256 remembered cut nodes further but cost more
+/// time in the checks.
+const MEMO: usize = 16;
 /// Orders the greedy pricing tries per round.
 const GREEDY_TRIES: usize = 24;
 /// Rounds of column generation at most.
@@ -427,14 +433,14 @@ pub(super) fn bound(
         };
         let nc = sizes.len();
         let y: Vec<f64> = (0..nc).map(|c| w[c].max(0.0)).collect();
-        let mut charge = 0.0;
         let mut added = 0;
-        let mut under = vec![0.0; items.len()];
         // Exact rounds price in two passes: a brief search on every node class first (a
-        // column it finds is as good for the LP, and a round in which one prices out
-        // certifies nothing), then, only when none does, the exhaustive search wherever the
-        // brief one stopped short.
+        // column it finds is as good for the LP), then, only when none prices out and the
+        // brief one's ceilings do not already certify a bound over `target`, the exhaustive
+        // search wherever the brief one stopped short. Per (node class, order), an upper
+        // bound on its patterns' values (exact rounds only).
         let mut tops = vec![0.0f64; items.len()];
+        let mut ceils: Vec<Vec<f64>> = orders.iter().map(|os| vec![f64::INFINITY; os.len()]).collect();
         let mut short: Vec<(usize, usize)> = Vec::new();
         let mut take = |k: usize, value: f64, pattern: Vec<(usize, u32)>, tops: &mut [f64]| {
             tops[k] = tops[k].max(value);
@@ -450,53 +456,74 @@ pub(super) fn bound(
         for k in 0..items.len() {
             let floor = w[nc + k].max(0.0) + 1.0;
             for (o, order) in orders[k].iter().enumerate() {
-                let (value, pattern, complete) = if exact {
-                    price(order, &y, cpus[k], link[k], floor, QUICK_NODES, end, &mut || stop.should_stop())
+                if exact {
+                    let got = price(order, &y, cpus[k], link[k], floor, QUICK_NODES, end, &mut || stop.should_stop());
+                    if !got.complete {
+                        short.push((k, o));
+                    }
+                    ceils[k][o] = got.ceiling;
+                    added += take(k, got.value, got.pattern, &mut tops);
                 } else {
-                    greedy(order, &y, cpus[k], link[k], &mut seed)
-                };
-                if !complete {
-                    short.push((k, o));
+                    let (value, pattern, _) = greedy(order, &y, cpus[k], link[k], &mut seed);
+                    added += take(k, value, pattern, &mut tops);
                 }
-                added += take(k, value, pattern, &mut tops);
             }
         }
-        let mut certified = short.is_empty();
-        if exact && added == 0 {
-            certified = true;
-            for &(k, o) in &short {
-                let floor = w[nc + k].max(0.0) + 1.0;
-                let (value, pattern, complete) =
-                    price(&orders[k][o], &y, cpus[k], link[k], floor, SEARCH_NODES, end, &mut || stop.should_stop());
-                certified &= complete;
-                added += take(k, value, pattern, &mut tops);
+        // The bound the round's multipliers certify (weak duality, see the module's
+        // documentation), with every node class's patterns worth at most its ceilings.
+        let certify = |ceils: &[Vec<f64>], best: &mut Option<f64>, duals: &mut Option<Duals>| {
+            let mut charge = 0.0;
+            let mut under = vec![0.0; items.len()];
+            for k in 0..items.len() {
+                let top = ceils[k].iter().copied().fold(0.0f64, f64::max);
+                under[k] = (top - w[nc + k].max(0.0) - 1.0).max(0.0);
+                charge += caps[k] * under[k];
             }
-        }
-        for k in 0..items.len() {
-            under[k] = (tops[k] - w[nc + k].max(0.0) - 1.0).max(0.0);
-            charge += caps[k] * under[k];
-        }
-        if certified {
             let b = dual_bound(&rows, &w) - charge;
             if b.is_finite() && best.is_none_or(|x| b > x) {
-                best = Some(b);
-                duals = Some(Duals {
+                *best = Some(b);
+                *duals = Some(Duals {
                     mu: (0..items.len()).map(|k| w[nc + k].max(0.0)).collect(),
-                    y,
+                    y: y.clone(),
                     under,
                     cols: Vec::new(),
                 });
             }
-            if best.is_some_and(|b| b.ceil() as i64 > target) || added == 0 {
+        };
+        let over = |best: &Option<f64>| best.is_some_and(|b| b.ceil() as i64 > target);
+        if exact {
+            certify(&ceils, &mut best, &mut duals);
+            if over(&best) {
                 done = true;
                 break;
             }
         }
+        if exact && added == 0 && !short.is_empty() {
+            let mut complete = true;
+            for &(k, o) in &short {
+                let floor = w[nc + k].max(0.0) + 1.0;
+                let got =
+                    price(&orders[k][o], &y, cpus[k], link[k], floor, SEARCH_NODES, end, &mut || stop.should_stop());
+                complete &= got.complete;
+                ceils[k][o] = ceils[k][o].min(got.ceiling);
+                added += take(k, got.value, got.pattern, &mut tops);
+            }
+            certify(&ceils, &mut best, &mut duals);
+            if over(&best) {
+                done = true;
+                break;
+            }
+            if !complete {
+                // A round whose search stops at its node budget: no further.
+                break;
+            }
+        }
         // Greedy pricing until it finds no column, then an exhaustive one (which certifies
-        // the round's bound, and may find columns the quick ones missed).
+        // the round's bound, and may find columns the quick ones missed); an exact round that
+        // finds none has the LP's optimum.
         if added == 0 {
             if exact {
-                done = certified;
+                done = true;
                 break;
             }
             exact = true;
@@ -619,8 +646,9 @@ fn most(loads: &[f64], it: &Item) -> u32 {
 }
 
 /// The most valuable set of `order`'s items (value Σ y per module) a node of `cpus` CPUs
-/// holds when they come in that order, within its `link` each way (`Item::tx`, `Item::rx`), its pattern, and whether the search was exhaustive;
-/// when no set is worth more than `floor`, `floor` and no pattern. (A column prices out only
+/// holds when they come in that order, within its `link` each way (`Item::tx`, `Item::rx`),
+/// as far as the search got (`Priced`); when no set is worth more than `floor`, `floor` and no
+/// pattern. (A column prices out only
 /// above 1 + μ_k, so that is the floor: the search prunes every branch that cannot beat it.
 /// Unseen realistic 100/32 s64's refined cases: the 8-CPU nodes' pricing took 2.6 million
 /// search nodes, 0.5 s, from a floor of zero.)
@@ -634,7 +662,7 @@ fn price(
     limit: u64,
     end: Instant,
     halt: &mut dyn FnMut() -> bool,
-) -> (f64, Vec<(usize, u32)>, bool) {
+) -> Priced {
     let its: Vec<Item> = order.iter().filter(|i| y[i.class] > 1e-12).copied().collect();
     let mut s = Search {
         its: &its,
@@ -648,6 +676,9 @@ fn price(
         best_q: vec![0; its.len()],
         q: vec![0; its.len()],
         complete: true,
+        open: f64::NEG_INFINITY,
+        memo: Vec::new(),
+        key: Vec::new(),
         states: Vec::new(),
         most: Vec::new(),
         pieces: Vec::new(),
@@ -655,7 +686,25 @@ fn price(
     s.run(0, &vec![0.0; cpus], 0.0, 0.0, 0.0);
     let mut p: Vec<(usize, u32)> = its.iter().zip(&s.best_q).filter(|e| *e.1 > 0).map(|(i, &q)| (i.class, q)).collect();
     p.sort_unstable();
-    (s.best, p, s.complete)
+    let ceiling = if s.complete { s.best } else { s.best.max(s.open) };
+    Priced { value: s.best, pattern: p, complete: s.complete, ceiling }
+}
+
+/// What a pricing search (`price`) found.
+#[derive(Clone, Debug, PartialEq)]
+struct Priced {
+    /// The best value found (at least the floor), and its pattern (none when nothing beat the
+    /// floor).
+    value: f64,
+    pattern: Vec<(usize, u32)>,
+    /// Whether the search was exhaustive.
+    complete: bool,
+    /// An upper bound on every set's value (and the floor): `value` when complete; cut short,
+    /// the search's own pruning bounds over the subtrees it left (unseen realistic 100/32
+    /// s156: an exhaustive pricing pass took 2.3-2.8 s, the whole of a case's 3 s, where the
+    /// LP's bound was 23.5 against 13 nodes; a bound from the brief pass's ceilings needs
+    /// no exhaustive pass there).
+    ceiling: f64,
 }
 
 /// Whether `order`'s items with these counts send and receive within a node's `link`.
@@ -733,6 +782,12 @@ struct Search<'a> {
     best_q: Vec<u32>,
     q: Vec<u32>,
     complete: bool,
+    /// Cut short (`complete` false): an upper bound on the value of every set left unsearched.
+    open: f64,
+    /// Per depth, the last `MEMO` nodes whose subtrees were searched whole (sorted loads,
+    /// minus the value, traffic each way; flat) and where the next one goes; the node's own.
+    memo: Vec<(Vec<f64>, usize)>,
+    key: Vec<Vec<f64>>,
     /// Per depth, its states (see `run`).
     states: Vec<Vec<f64>>,
     /// Scratch of `run` and `log_bound`.
@@ -796,11 +851,32 @@ fn log_bound(loads: &[f64], its: &[Item], y: &[f64], most: &[u32], pieces: &mut 
 }
 
 impl Search<'_> {
+    /// An upper bound on the value of every set the search reaches from a node at depth `j`
+    /// (classes `j..` still to decide) with these `loads` and value `val`: the bounds `run`
+    /// prunes with.
+    fn ceiling(&mut self, j: usize, loads: &[f64], val: f64) -> f64 {
+        if j == self.its.len() {
+            return val;
+        }
+        let mut ub = 0.0;
+        self.most.clear();
+        for r in j..self.its.len() {
+            let it = self.its[r];
+            let q = most(loads, &it);
+            self.most.push(q);
+            ub += self.y[it.class] * q as f64;
+        }
+        val + ub.min(log_bound(loads, &self.its[j..], self.y, &self.most, &mut self.pieces))
+    }
+
     fn run(&mut self, j: usize, loads: &[f64], val: f64, tx: f64, rx: f64) {
         self.nodes += 1;
         if self.nodes > self.limit || (self.nodes.is_multiple_of(256) && (Instant::now() >= self.end || (self.halt)()))
         {
+            // Cut short: this node's subtree is left unsearched.
             self.complete = false;
+            let top = self.ceiling(j, loads, val);
+            self.open = self.open.max(top);
             return;
         }
         if val > self.best {
@@ -827,6 +903,25 @@ impl Search<'_> {
             return;
         }
         let it = self.its[j];
+        let c = loads.len();
+        // Dominance: a node at this depth whose sorted loads, traffic and lost value are no
+        // more than those of one whose subtree was searched whole (`memo`) reaches nothing
+        // better (each completion that fits here fits there: the allocation's monotonicity,
+        // see the module's documentation).
+        let w = c + 3;
+        if self.memo.len() <= j {
+            self.memo.resize_with(j + 1, || (Vec::new(), 0));
+            self.key.resize_with(j + 1, Vec::new);
+        }
+        let mut key = std::mem::take(&mut self.key[j]);
+        key.clear();
+        key.extend_from_slice(loads);
+        key.sort_by(f64::total_cmp);
+        key.extend([-val, tx, rx]);
+        if self.memo[j].0.chunks_exact(w).any(|e| e.iter().zip(&key).all(|(a, b)| a <= b)) {
+            self.key[j] = key;
+            return;
+        }
         // The states after 0, 1, 2, ... copies, in this depth's buffer (taken out while the
         // deeper calls run: no allocation per search node).
         if self.states.len() <= j {
@@ -834,7 +929,6 @@ impl Search<'_> {
         }
         let mut states = std::mem::take(&mut self.states[j]);
         let n = copies_into(loads, &it, &mut states);
-        let c = loads.len();
         for q in (0..n).rev() {
             // Traffic only grows with more copies: a count over the links is skipped.
             let (qt, qr) = (tx + q as f64 * it.tx, rx + q as f64 * it.rx);
@@ -844,11 +938,30 @@ impl Search<'_> {
             self.q[j] = q as u32;
             self.run(j + 1, &states[q * c..(q + 1) * c], val + q as f64 * self.y[it.class], qt, qr);
             if !self.complete {
+                // The fewer copies not yet tried are left unsearched too.
+                for q2 in (0..q).rev() {
+                    let (t2, r2) = (tx + q2 as f64 * it.tx, rx + q2 as f64 * it.rx);
+                    if link_fits(t2, self.link) && link_fits(r2, self.link) {
+                        let top =
+                            self.ceiling(j + 1, &states[q2 * c..(q2 + 1) * c], val + q2 as f64 * self.y[it.class]);
+                        self.open = self.open.max(top);
+                    }
+                }
                 break;
             }
         }
         self.states[j] = states;
         self.q[j] = 0;
+        if self.complete {
+            let (m, next) = &mut self.memo[j];
+            if m.len() < MEMO * w {
+                m.extend_from_slice(&key);
+            } else {
+                m[*next * w..(*next + 1) * w].copy_from_slice(&key);
+                *next = (*next + 1) % MEMO;
+            }
+        }
+        self.key[j] = key;
     }
 }
 
@@ -1436,8 +1549,8 @@ fn residual_lp(
                 }
                 let mu = w[nc + k].max(0.0);
                 for order in &orders[k] {
-                    let (value, pattern, _) = if exact {
-                        price(
+                    let (value, pattern) = if exact {
+                        let got = price(
                             order,
                             &y,
                             st.cpus[k],
@@ -1446,9 +1559,11 @@ fn residual_lp(
                             SEARCH_NODES,
                             end.min(Instant::now() + DIVE_PRICE),
                             &mut || stop.should_stop(),
-                        )
+                        );
+                        (got.value, got.pattern)
                     } else {
-                        greedy(order, &y, st.cpus[k], st.link[k], seed)
+                        let (value, pattern, _) = greedy(order, &y, st.cpus[k], st.link[k], seed);
+                        (value, pattern)
                     };
                     if value - mu - 1.0 > 1e-7 && !pattern.is_empty() {
                         let p = (k, pattern);
@@ -1945,9 +2060,19 @@ mod tests {
             let link = 0.2 + 2.0 * rnd();
             let best = brute_best_linked(&loads, &its, &y, link);
             bound += usize::from(best + 1e-9 < brute_best(&loads, &its, &y));
-            let (v, p, complete) = price(&its, &y, loads.len(), link, 0.0, SEARCH_NODES, far, &mut || false);
+            let got = price(&its, &y, loads.len(), link, 0.0, SEARCH_NODES, far, &mut || false);
+            let (v, p, complete) = (got.value, got.pattern, got.complete);
             assert!(complete);
+            assert_eq!(got.ceiling, v);
             assert!((v - best).abs() < 1e-9, "problem {n}: {v} vs {best}");
+            // Cut short after 1 to 40 search nodes: the ceiling still bounds the best.
+            for limit in [1, 3, 10, 40] {
+                let got = price(&its, &y, loads.len(), link, 0.0, limit, far, &mut || false);
+                assert!(
+                    got.value <= best + 1e-9 && got.ceiling >= best - 1e-9,
+                    "problem {n}, {limit} nodes: {got:?} vs {best}"
+                );
+            }
             let counts: Vec<u32> = its.iter().map(|it| p.iter().find(|e| e.0 == it.class).map_or(0, |e| e.1)).collect();
             assert!(traffic_fits(&its, &counts, link));
             // The greedy pricing's set fits too.
@@ -1977,6 +2102,7 @@ mod tests {
     #[test]
     fn price_finds_the_best_value_above_its_floor() {
         let far = Instant::now() + Duration::from_secs(60);
+        let mut briefs = 0;
         for (n, (loads, its, y)) in random_problems(1500).into_iter().enumerate() {
             if loads.iter().any(|&l| l > 0.0) {
                 continue;
@@ -1984,9 +2110,10 @@ mod tests {
             let best = brute_best(&loads, &its, &y);
             // A floor below the best, and one above it.
             for floor in [0.0, best * 0.5, best + 0.25] {
-                let (v, p, complete) =
-                    price(&its, &y, loads.len(), f64::INFINITY, floor, SEARCH_NODES, far, &mut || false);
+                let got = price(&its, &y, loads.len(), f64::INFINITY, floor, SEARCH_NODES, far, &mut || false);
+                let (v, p, complete) = (got.value, got.pattern, got.complete);
                 assert!(complete);
+                assert_eq!(got.ceiling, v);
                 assert!((v - best.max(floor)).abs() < 1e-9, "problem {n}, floor {floor}: {v} vs {best}");
                 // The pattern is worth its value (none when nothing beats the floor).
                 let worth: f64 = p.iter().map(|&(c, k)| y[c] * k as f64).sum();
@@ -2000,8 +2127,13 @@ mod tests {
                 }
                 // A brief search (`QUICK_NODES` in `bound`; 20 search nodes here): never
                 // above the best, and what it returns is worth its value and fits.
-                let (v, p, complete) = price(&its, &y, loads.len(), f64::INFINITY, floor, 20, far, &mut || false);
+                let got = price(&its, &y, loads.len(), f64::INFINITY, floor, 20, far, &mut || false);
+                let (v, p, complete) = (got.value, got.pattern, got.complete);
                 assert!(v <= best.max(floor) + 1e-9, "problem {n}: brief {v} above {best}");
+                // Its ceiling bounds the best, whatever the search left (`bound` certifies
+                // with it).
+                assert!(got.ceiling >= best.max(floor) - 1e-9, "problem {n}: ceiling {} below {best}", got.ceiling);
+                briefs += usize::from(!complete);
                 if complete {
                     assert!((v - best.max(floor)).abs() < 1e-9);
                 }
@@ -2014,6 +2146,8 @@ mod tests {
                 }
             }
         }
+        // The brief searches were cut short on many problems.
+        assert!(briefs > 50, "{briefs}");
     }
 
     #[test]
