@@ -367,7 +367,8 @@ pub(super) fn in_scope(
 /// What `bound` found: the bound (Some when a round certified one: the largest), the best
 /// certified round's multipliers, every column generated (a warm start for another call on
 /// the same instance), and whether the column generation finished (the LP converged, or the
-/// bound exceeds the target), rather than ran out of time.
+/// bound exceeds the target, or, with a target, the LP cannot: its restricted value is at
+/// most the target in an exact round), rather than ran out of time.
 pub(super) struct Bounded {
     pub bound: Option<i64>,
     pub duals: Option<Duals>,
@@ -376,16 +377,76 @@ pub(super) struct Bounded {
 }
 
 /// Columns of the pattern LP, opaque outside `patterns`: `bound` takes them back as a warm
-/// start (on the same application, cluster and analysis only: the classes they number are
-/// `setup`'s, which is deterministic).
+/// start, on the same instance or another with the same modules (the search by shape: one
+/// case of the split on another shape). Each names its node class by a node's name and its
+/// module classes by a member, so that `bound` finds them among its own classes, and keeps
+/// only those that are patterns there (`set_fits`): a column that is not would let the LP
+/// below its true value (the certificate stays valid; the bound would be weaker).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Columns(Vec<Pattern>);
+pub struct Columns {
+    cols: Vec<Pattern>,
+    /// Per node class of `cols`, the name of its first node; per module class, its first
+    /// member.
+    nodes: Vec<String>,
+    modules: Vec<crate::model::ObjectId>,
+}
+
+impl Columns {
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.cols.is_empty()
+    }
+
+    /// `cols` with the classes of `st` named.
+    fn named(cols: Vec<Pattern>, st: &Setup, cluster: &Cluster, an: &Analysis) -> Columns {
+        Columns {
+            cols,
+            nodes: st.node_classes.iter().map(|ns| cluster.node(ns[0]).name.clone()).collect(),
+            modules: st.members.iter().map(|ms| an.modules[ms[0]]).collect(),
+        }
+    }
+
+    /// The columns that are patterns of `st`'s classes: each node class found by its node's
+    /// name, each module class by its member (counts of module classes that meet in one of
+    /// `st`'s are added, at most its size), then the simulation and the links (`set_fits`).
+    fn on(&self, st: &Setup, cluster: &Cluster, an: &Analysis) -> Vec<Pattern> {
+        let mut node_class: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for (k, ns) in st.node_classes.iter().enumerate() {
+            for &n in ns {
+                node_class.insert(cluster.node(n).name.as_str(), k);
+            }
+        }
+        let mut module_class: std::collections::HashMap<crate::model::ObjectId, usize> =
+            std::collections::HashMap::new();
+        for (c, ms) in st.members.iter().enumerate() {
+            for &mi in ms {
+                module_class.insert(an.modules[mi], c);
+            }
+        }
+        let mut out = Vec::new();
+        let mut loads = Vec::new();
+        let mut cnt = vec![0u32; st.sizes.len()];
+        'cols: for (k0, pattern) in &self.cols {
+            let Some(&k) = self.nodes.get(*k0).and_then(|name| node_class.get(name.as_str())) else { continue };
+            cnt.iter_mut().for_each(|q| *q = 0);
+            for &(c0, q) in pattern {
+                let Some(&c) = self.modules.get(c0).and_then(|o| module_class.get(o)) else { continue 'cols };
+                cnt[c] = (cnt[c] + q).min(st.sizes[c] as u32);
+            }
+            if set_fits(st, k, &cnt, &mut loads) {
+                out.push((k, cnt.iter().enumerate().filter(|e| *e.1 > 0).map(|(c, &q)| (c, q)).collect()));
+            }
+        }
+        out
+    }
+}
 
 /// The pattern bound of `cluster` (see the module's documentation), from the columns `start`
 /// (those of an earlier call on the same instance, or none): `bound` None when the instance
 /// is out of scope (an allocation other than the literal one, a synchronous cycle or
 /// lockstep group, a key that is not one value, too many classes) or no round was certified.
-/// Stops early once the bound exceeds `target`.
+/// Stops early once the bound exceeds `target`, or (`target` below `i64::MAX`) once it cannot: an
+/// exact round's restricted LP is at most `target`.
 pub(super) fn bound(
     app: &Application,
     cluster: &Cluster,
@@ -396,16 +457,17 @@ pub(super) fn bound(
     stop: &mut impl TerminationCondition,
 ) -> Bounded {
     let end = Instant::now() + budget;
-    let Some(Setup { items, orders, cpus, caps, sizes, link, .. }) = setup(app, cluster, an, stop) else {
+    let Some(st) = setup(app, cluster, an, stop) else {
         return Bounded { bound: None, duals: None, cols: Columns::default(), done: false };
     };
+    let Setup { items, orders, cpus, caps, sizes, link, .. } = &st;
     let nodes = cluster.nodes.len() as f64;
-    // Columns: those of `start` that fit these classes, then every class alone on each node
+    // Columns: those of `start` that are patterns here, then every class alone on each node
     // class it may use.
     let mut seen: BTreeSet<Pattern> = BTreeSet::new();
     let mut cols: Vec<Pattern> = Vec::new();
-    for p in start.0 {
-        if p.0 < items.len() && p.1.iter().all(|e| e.0 < sizes.len()) && seen.insert(p.clone()) {
+    for p in start.on(&st, cluster, an) {
+        if seen.insert(p.clone()) {
             cols.push(p);
         }
     }
@@ -493,7 +555,12 @@ pub(super) fn bound(
         let over = |best: &Option<f64>| best.is_some_and(|b| b.ceil() as i64 > target);
         if exact {
             certify(&ceils, &mut best, &mut duals);
-            if over(&best) {
+            // The restricted LP's value bounds the LP's from above (more columns only lower
+            // it): at most the target, no round can certify more, so the exhaustive pricing
+            // has nothing to prove (unseen realistic 100/32 s159: its 9-node shapes' cases
+            // reach LP value 9 in 0.1 s, then spent the rest of every 3-s step in an
+            // exhaustive pricing that never finished, so the packing search never ran).
+            if over(&best) || (target < i64::MAX && dual_bound(&rows, &w) <= target as f64) {
                 done = true;
                 break;
             }
@@ -534,7 +601,7 @@ pub(super) fn bound(
     if let Some(d) = &mut duals {
         d.cols = cols.clone();
     }
-    Bounded { bound: best.map(|b| b.ceil().max(0.0) as i64), duals, cols: Columns(cols), done }
+    Bounded { bound: best.map(|b| b.ceil().max(0.0) as i64), duals, cols: Columns::named(cols, &st, cluster, an), done }
 }
 
 /// The multipliers of the pattern LP's best certified round, for `pack`: per module class
