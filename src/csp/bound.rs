@@ -297,29 +297,6 @@ pub struct Certificates {
 /// Certificates kept per `Certificates`.
 const CERTS_KEPT: usize = 32;
 
-/// What `split_bound` learns on one cluster that helps on another of the same application
-/// (the search by shape splits shape after shape, most cases alike): per case, the pattern
-/// LP's columns (`patterns::Columns`, a warm start; each kept only where it is a pattern),
-/// and pass 1's certificates (`refutes`).
-#[derive(Default)]
-pub struct Library {
-    cols: Vec<(Case, patterns::Columns)>,
-    certs: Certificates,
-}
-
-impl Library {
-    fn columns(&self, case: &Case) -> patterns::Columns {
-        self.cols.iter().find(|e| e.0 == *case).map(|e| e.1.clone()).unwrap_or_default()
-    }
-
-    fn keep(&mut self, case: &Case, cols: &patterns::Columns) {
-        match self.cols.iter_mut().find(|e| e.0 == *case) {
-            Some(e) => e.1.clone_from(cols),
-            None => self.cols.push((case.clone(), cols.clone())),
-        }
-    }
-}
-
 /// Whether the class relaxation's LP (`class_bound`'s, without the exact part) proves that no
 /// sound mapping uses only `cluster`'s nodes (one shape's, in the search by shape): first by
 /// the multipliers in `certs` (no solve: a Farkas check on these rows, valid for any
@@ -450,21 +427,6 @@ pub fn pattern_bound(
     patterns::bound(app, cluster, an, i64::MAX, budget, patterns::Columns::default(), stop).bound
 }
 
-/// `pattern_bound` from the columns `start` (those another call left, on this cluster or
-/// another of the same application; only the patterns of this one are kept), and the columns
-/// it leaves.
-pub fn pattern_bound_from(
-    app: &Application,
-    cluster: &Cluster,
-    an: &Analysis,
-    budget: Duration,
-    start: Columns,
-    stop: &mut impl TerminationCondition,
-) -> (Option<i64>, Columns) {
-    let out = patterns::bound(app, cluster, an, i64::MAX, budget, start, stop);
-    (out.bound, out.cols)
-}
-
 /// Whether the modules can be packed onto the nodes of `cluster` so that every node's set
 /// passes the allocation's simulation (`patterns::pack`, the integer side of the pattern
 /// bound): Refuted proves that no sound mapping uses only these nodes. With `reduced_costs`,
@@ -550,10 +512,9 @@ pub fn split_bound(
     keep: i64,
     enough: usize,
     lp_budget: Duration,
-    lib: &mut Library,
     stop: &mut impl TerminationCondition,
 ) -> Option<Split> {
-    split_bound_on(app, cluster, an, keep, enough, lp_budget, MAX_SPLIT, true, lib, stop)
+    split_bound_on(app, cluster, an, keep, enough, lp_budget, MAX_SPLIT, true, stop)
 }
 
 /// `split_bound` splitting on at most `max_split` roots (the rest refine), and with pass 1's
@@ -569,7 +530,6 @@ pub fn split_bound_on(
     lp_budget: Duration,
     max_split: usize,
     quick: bool,
-    lib: &mut Library,
     stop: &mut impl TerminationCondition,
 ) -> Option<Split> {
     let mut roots = split_roots(app, cluster, an);
@@ -589,6 +549,7 @@ pub fn split_bound_on(
     // packing search, which finds a packing when one is easy to find (a start for the
     // search; the case stays open) and may refute the case.
     let mut bounds = vec![refuted; cases];
+    let mut certs = Certificates::default();
     let mut packed: Vec<Option<Packed>> = vec![None; cases];
     for (case, b) in bounds.iter_mut().enumerate() {
         if stop.should_stop() {
@@ -600,7 +561,7 @@ pub fn split_bound_on(
         }
         // The class relaxation first (`refutes`): smaller, and it refutes most cases (unseen
         // realistic 100/32 s64's last 13-node shape: pass 1 in 3.5 s instead of 5.8).
-        if refutes(&variant, cluster, &van, lp_budget, &mut lib.certs, stop) {
+        if refutes(&variant, cluster, &van, lp_budget, &mut certs, stop) {
             *b = refuted;
             continue;
         }
@@ -645,7 +606,7 @@ pub fn split_bound_on(
             continue;
         }
         let budget = PATTERN_BUDGET;
-        match step(app, cluster, an, &open, &rest, keep, lp_budget, budget, lib, stop) {
+        match step(app, cluster, an, &open, &rest, keep, lp_budget, budget, stop) {
             Step::Refuted(b) => least = least.min(b),
             Step::Refined(subs, b) => {
                 refined += 1;
@@ -714,7 +675,6 @@ pub fn advance(
     keep: i64,
     lp_budget: Duration,
     pattern_budget: Duration,
-    lib: &mut Library,
     stop: &mut impl TerminationCondition,
 ) -> Step {
     let mut rest = split_roots(app, cluster, an);
@@ -722,7 +682,7 @@ pub fn advance(
     while rest.iter().map(|r| r.2.len()).product::<usize>() > MAX_CASES {
         rest.pop();
     }
-    step(app, cluster, an, open, &rest, keep, lp_budget, pattern_budget, lib, stop)
+    step(app, cluster, an, open, &rest, keep, lp_budget, pattern_budget, stop)
 }
 
 /// What one step on an open case of `split_bound` did.
@@ -752,7 +712,6 @@ fn step(
     keep: i64,
     lp_budget: Duration,
     pattern_budget: Duration,
-    lib: &mut Library,
     stop: &mut impl TerminationCondition,
 ) -> Step {
     let refuted = cluster.nodes.len() as i64 + 1;
@@ -775,6 +734,7 @@ fn step(
         }
         let mut subs = Vec::new();
         let mut least = refuted;
+        let mut certs = Certificates::default();
         for r in 0..rest.iter().map(|r| r.2.len()).product() {
             let mut sub = open.case.clone();
             sub.extend(combination(rest, r));
@@ -790,7 +750,7 @@ fn step(
                     Step::Now(Open { progress: Progress::Settled, ..open.clone() })
                 };
             }
-            if refutes(&variant, cluster, &van, lp_budget, &mut lib.certs, stop) {
+            if refutes(&variant, cluster, &van, lp_budget, &mut certs, stop) {
                 least = least.min(refuted);
                 continue;
             }
@@ -813,23 +773,16 @@ fn step(
         }
         return Step::Refined(subs, least);
     }
-    // A fresh case starts from the columns the same case left on another cluster (`Library`).
     let (cols, tries) = match &open.progress {
         Progress::Unsettled { cols, tries } => (cols.clone(), *tries),
-        _ => (lib.columns(&open.case), 0),
+        _ => (patterns::Columns::default(), 0),
     };
-    let (settled, cols) = settle(&variant, cluster, &van, keep, open.bound, refuted, pattern_budget, cols, stop);
-    if let Some(cols) = &cols {
-        lib.keep(&open.case, cols);
-    }
-    match settled {
+    match settle(&variant, cluster, &van, keep, open.bound, refuted, pattern_budget, cols, stop) {
         Settled::Done(b, _) if b > keep => Step::Refuted(b),
         Settled::Done(b, packed) => Step::Now(Open { bound: b, packed, progress: Progress::Settled, ..open.clone() }),
-        Settled::Unfinished(b) => Step::Now(Open {
-            bound: b,
-            progress: Progress::Unsettled { cols: cols.unwrap_or_default(), tries: tries + 1 },
-            ..open.clone()
-        }),
+        Settled::Unfinished(b, cols) => {
+            Step::Now(Open { bound: b, progress: Progress::Unsettled { cols, tries: tries + 1 }, ..open.clone() })
+        }
     }
 }
 
@@ -858,8 +811,8 @@ enum Settled {
     /// The pattern bound finished: the case's bound (above `keep`: refuted) and its packing
     /// when the dive or the packing search found one.
     Done(i64, Option<Packed>),
-    /// The pattern bound ran out of time: the case's bound so far.
-    Unfinished(i64),
+    /// The pattern bound ran out of time: the case's bound so far, and the columns.
+    Unfinished(i64, patterns::Columns),
 }
 
 /// Pass 2 of `split_bound` on one case whose bound `b` is at most `keep`: the pattern bound
@@ -880,42 +833,29 @@ fn settle(
     pattern_budget: Duration,
     cols: patterns::Columns,
     stop: &mut impl TerminationCondition,
-) -> (Settled, Option<patterns::Columns>) {
+) -> Settled {
+    let found = |at: Vec<NodeId>| Some(van.modules.iter().copied().zip(at).collect::<Packed>());
     let out = patterns::bound(variant, cluster, van, keep, pattern_budget, cols, stop);
-    let cols = Some(out.cols).filter(|c| !c.is_empty());
     if let Some(p) = out.bound {
         b = b.max(p);
     }
     if b > keep {
-        return (Settled::Done(b, None), cols);
+        return Settled::Done(b, None);
     }
     if !out.done {
-        return (Settled::Unfinished(b), cols);
+        return Settled::Unfinished(b, out.cols);
     }
     let duals = out.duals;
-    let settled = settle_integer(variant, cluster, van, b, refuted, duals.as_ref(), stop);
-    (settled, cols)
-}
-
-/// The rest of `settle` once the pattern LP finished with the case open (bound `b`): the
-/// dive, then the packing search.
-fn settle_integer(
-    variant: &Application,
-    cluster: &Cluster,
-    van: &Analysis,
-    b: i64,
-    refuted: i64,
-    duals: Option<&patterns::Duals>,
-    stop: &mut impl TerminationCondition,
-) -> Settled {
-    let found = |at: Vec<NodeId>| Some(van.modules.iter().copied().zip(at).collect::<Packed>());
     // The dive on the bound's LP first, from its columns (unseen realistic 100/32 s26: its
     // one open 13-node case, whose LP optimum is exactly 13 and highly fractional, packed by
     // the dive in about 2 s, where the exhaustive and local searches need 9-50 s).
-    if let patterns::Packing::Found(at) = patterns::pack_dive(variant, cluster, van, duals, 0, DIVE_BUDGET, stop) {
+    if let patterns::Packing::Found(at) =
+        patterns::pack_dive(variant, cluster, van, duals.as_ref(), 0, DIVE_BUDGET, stop)
+    {
         return Settled::Done(b, found(at));
     }
-    match patterns::pack(variant, cluster, van, duals, patterns::PACK_FIRST, 0, PACK_NODES, PACK_BUDGET, stop) {
+    match patterns::pack(variant, cluster, van, duals.as_ref(), patterns::PACK_FIRST, 0, PACK_NODES, PACK_BUDGET, stop)
+    {
         patterns::Packing::Refuted => Settled::Done(refuted, None),
         patterns::Packing::Found(at) => Settled::Done(b, found(at)),
         patterns::Packing::Unknown => Settled::Done(b, None),

@@ -91,9 +91,6 @@ pub struct ShapeStats {
 pub(super) struct Memo {
     refuted: std::collections::HashSet<Vec<usize>>,
     splits: std::collections::HashMap<Vec<usize>, SplitCases>,
-    /// What the splits learn from shape to shape (`bound::Library`: per case, the pattern
-    /// LP's columns, and pass 1's certificates).
-    lib: crate::csp::bound::Library,
 }
 
 /// What `split_cases` found: the cases kept for the search, their packings, whether they are
@@ -311,7 +308,7 @@ pub(super) fn search(
                         resumed = true;
                         Ok(known.clone())
                     }
-                    None => split_cases(app, &sub, opts, split_end, &mut memo.lib),
+                    None => split_cases(app, &sub, opts, split_end),
                 };
                 match split {
                     Err(()) => {
@@ -356,7 +353,7 @@ pub(super) fn search(
                 && p.proof.iter().any(|o| o.packed.is_none() && o.progress != Progress::Settled)
             {
                 let share = if resumed { split_end.saturating_duration_since(now) } else { budget };
-                if prove_on(app, &sub, opts, &mut p, share, &mut memo.lib, stop) {
+                if prove_on(app, &sub, opts, &mut p, share, stop) {
                     memo.refuted.insert(key);
                     out.stats.refuted += 1;
                     continue;
@@ -917,7 +914,6 @@ fn prove_on(
     opts: &SolveOptions,
     p: &mut Pending,
     budget: Duration,
-    lib: &mut crate::csp::bound::Library,
     stop: &mut dyn FnMut() -> bool,
 ) -> bool {
     let end = Instant::now() + budget;
@@ -933,7 +929,7 @@ fn prove_on(
             continue;
         }
         let left = end.saturating_duration_since(Instant::now());
-        match crate::csp::bound::advance(app, sub, &an, open, keep, LP_SLICE, left, lib, &mut halt) {
+        match crate::csp::bound::advance(app, sub, &an, open, keep, LP_SLICE, left, &mut halt) {
             Step::Refuted(_) => {
                 let gone = p.proof.remove(i);
                 if let Some(ix) = p.cases.iter().position(|c| *c == gone.case) {
@@ -1143,7 +1139,6 @@ fn split_cases(
     sub: &Cluster,
     opts: &SolveOptions,
     end: Instant,
-    lib: &mut crate::csp::bound::Library,
 ) -> Result<(Vec<Case>, Vec<Option<Packed>>, bool, Vec<Open>), ()> {
     let mut an = Analysis::new(app, sub, None);
     an.allocation = opts.perf.allocation;
@@ -1158,7 +1153,7 @@ fn split_cases(
         done: None,
     };
     let n = sub.nodes.len() as i64;
-    match crate::csp::bound::split_bound(app, sub, &an, n, ALIVE_KEPT, LP_SLICE, lib, &mut stop) {
+    match crate::csp::bound::split_bound(app, sub, &an, n, ALIVE_KEPT, LP_SLICE, &mut stop) {
         Some(s) if s.alive.is_empty() => Err(()),
         Some(s) => {
             // Those with a packing come first.

@@ -973,9 +973,7 @@ fn packing_holds(
     let forever = &mut pumpkin_solver::core::termination::Indefinite;
     let five = std::time::Duration::from_secs(5);
     let mut variants = vec![app.clone()];
-    if let Some(split) =
-        flowmap::csp::bound::split_bound(app, cluster, an, i64::MAX, usize::MAX, five, &mut Default::default(), forever)
-    {
+    if let Some(split) = flowmap::csp::bound::split_bound(app, cluster, an, i64::MAX, usize::MAX, five, forever) {
         for open in &split.alive {
             let mut v = app.clone();
             flowmap::csp::bound::apply_case(&mut v, &open.case);
@@ -1125,16 +1123,7 @@ fn node_bounds_hold(
     if b.is_some_and(|b| b > min) {
         return Err(format!("node-by-node bound {b:?} above the minimum {min}"));
     }
-    let split = flowmap::csp::bound::split_bound(
-        app,
-        cluster,
-        an,
-        i64::MAX,
-        usize::MAX,
-        five,
-        &mut Default::default(),
-        forever,
-    );
+    let split = flowmap::csp::bound::split_bound(app, cluster, an, i64::MAX, usize::MAX, five, forever);
     let b = split.as_ref().map(|s| s.bound);
     if b.is_some_and(|b| b > min) {
         return Err(format!("split node-by-node bound {b:?} above the minimum {min}"));
@@ -1143,18 +1132,7 @@ fn node_bounds_hold(
     // finds out of scope on the other roots: with `keep` the minimum, the case of a minimum
     // sound mapping (or its refinement) stays open, so some case does and the bound holds.
     let mut refined = 0;
-    if let Some(one) = flowmap::csp::bound::split_bound_on(
-        app,
-        cluster,
-        an,
-        min,
-        usize::MAX,
-        five,
-        1,
-        false,
-        &mut Default::default(),
-        forever,
-    ) {
+    if let Some(one) = flowmap::csp::bound::split_bound_on(app, cluster, an, min, usize::MAX, five, 1, false, forever) {
         refined += one.refined;
         if one.bound > min || one.alive.is_empty() {
             return Err(format!(
@@ -1169,9 +1147,7 @@ fn node_bounds_hold(
     // shape resumes it, the pattern bound cut short after 1 ms each step (so it goes on from
     // its columns) until every case is settled: some case stays open, every bound at most
     // `min`.
-    let mut lib = flowmap::csp::bound::Library::default();
-    if let Some(none) = flowmap::csp::bound::split_bound_on(app, cluster, an, min, 0, five, 1, false, &mut lib, forever)
-    {
+    if let Some(none) = flowmap::csp::bound::split_bound_on(app, cluster, an, min, 0, five, 1, false, forever) {
         let mut proof = none.alive;
         let ms = std::time::Duration::from_millis(1);
         for _ in 0..2_000 {
@@ -1180,7 +1156,7 @@ fn node_bounds_hold(
             else {
                 break;
             };
-            match flowmap::csp::bound::advance(app, cluster, an, &proof[i], min, five, ms, &mut lib, forever) {
+            match flowmap::csp::bound::advance(app, cluster, an, &proof[i], min, five, ms, forever) {
                 flowmap::csp::bound::Step::Refuted(_) => {
                     proof.remove(i);
                 }
@@ -1211,24 +1187,6 @@ fn node_bounds_hold(
             }
             let p = flowmap::csp::bound::pattern_bound(&variant, cluster, &van, five, forever);
             smallest = smallest.min(p.unwrap_or(0));
-            // From the columns the case's LP left on another cluster (the same nodes with
-            // twice the CPUs, where sets that are no patterns here are; the search by shape
-            // passes columns so from shape to shape): the same bound, since only patterns
-            // of this cluster may be kept (one that is not would let the LP below its value).
-            let mut twice = cluster.clone();
-            for n in &mut twice.nodes {
-                n.cpus *= 2;
-            }
-            let twice_an = flowmap::csp::Analysis::new(&variant, &twice, None);
-            if twice_an.problems.is_empty() && p.is_some() {
-                let none = flowmap::csp::bound::Columns::default();
-                let (_, cols) =
-                    flowmap::csp::bound::pattern_bound_from(&variant, &twice, &twice_an, five, none, forever);
-                let (q, _) = flowmap::csp::bound::pattern_bound_from(&variant, cluster, &van, five, cols, forever);
-                if q != p {
-                    return Err(format!("pattern bound {q:?} from another cluster's columns, {p:?} from none"));
-                }
-            }
         }
         if smallest != i64::MAX && smallest > min {
             return Err(format!("pattern bound {smallest} (smallest over the split's cases) above the minimum {min}"));
@@ -1820,24 +1778,12 @@ fn split_bound_reaches_the_minimum_the_unsplit_relaxation_misses() {
     let forever = &mut pumpkin_solver::core::termination::Indefinite;
     let five = std::time::Duration::from_secs(5);
     let unsplit = flowmap::csp::bound::node_bound(&app, &cluster, &an, five, forever).unwrap();
-    let split = flowmap::csp::bound::split_bound(
-        &app,
-        &cluster,
-        &an,
-        i64::MAX,
-        usize::MAX,
-        five,
-        &mut Default::default(),
-        forever,
-    )
-    .unwrap();
+    let split = flowmap::csp::bound::split_bound(&app, &cluster, &an, i64::MAX, usize::MAX, five, forever).unwrap();
     assert_eq!(split.bound, 3, "split bound");
     assert_eq!(split.alive.len(), 2, "both cases kept (keep = any bound)");
     assert!(unsplit < split.bound, "unsplit {unsplit}: the split adds nothing here");
     // Asked to keep the cases that 2 nodes could hold, it keeps none: refuted.
-    let two =
-        flowmap::csp::bound::split_bound(&app, &cluster, &an, 2, usize::MAX, five, &mut Default::default(), forever)
-            .unwrap();
+    let two = flowmap::csp::bound::split_bound(&app, &cluster, &an, 2, usize::MAX, five, forever).unwrap();
     assert!(two.alive.is_empty());
 }
 
@@ -1888,9 +1834,7 @@ fn packing_refutes_two_triples_the_pattern_lp_fits() {
     // One processor type: no pace root to split on, and the split's one case is the
     // application itself (it was no split at all: the shape search then never ran the
     // packing search on such a shape). Refuted on four nodes (bound 4 + 1), kept on five.
-    let split =
-        flowmap::csp::bound::split_bound(&app, &four, &an, 4, usize::MAX, five_s, &mut Default::default(), forever)
-            .expect("a split");
+    let split = flowmap::csp::bound::split_bound(&app, &four, &an, 4, usize::MAX, five_s, forever).expect("a split");
     assert!(
         split.alive.is_empty() && split.bound == 5,
         "four nodes: {} alive, bound {}",
@@ -1898,9 +1842,7 @@ fn packing_refutes_two_triples_the_pattern_lp_fits() {
         split.bound
     );
     let an = flowmap::csp::Analysis::new(&app, &five, None);
-    let split =
-        flowmap::csp::bound::split_bound(&app, &five, &an, 5, usize::MAX, five_s, &mut Default::default(), forever)
-            .expect("a split");
+    let split = flowmap::csp::bound::split_bound(&app, &five, &an, 5, usize::MAX, five_s, forever).expect("a split");
     assert_eq!(split.alive.len(), 1, "five nodes: the one case open");
     assert!(split.alive[0].case.is_empty() && split.bound <= 5, "bound {} over brute force's 5", split.bound);
     for reduced_costs in [false, true] {

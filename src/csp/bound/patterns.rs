@@ -30,8 +30,9 @@
 //! The bound is certified whatever the LP's accuracy: with multipliers w (y_c >= 0 on the
 //! covering rows, μ_k >= 0 on the capacity rows), every mapping's node count is at least
 //! Σ_c y_c size_c − Σ_k μ_k |k| − Σ_k |k| max(0, max_p (Σ_c y_c a_pc − μ_k − 1)), the last
-//! maximum over every pattern of node class k, which the pricing search computes exactly (a
-//! round whose search stops at its node budget certifies nothing). Realistic 100/32 unseen
+//! maximum over every pattern of node class k, which the pricing search computes exactly, or
+//! bounds from above when cut short (`Priced::ceiling`: its pruning bounds over what it left;
+//! a weaker bound, still valid). Realistic 100/32 unseen
 //! s20: the node-by-node LP left one case of one 13-node shape open; this bound is 13.375
 //! there (an independent Python model gave the same), so the shape is refuted.
 //!
@@ -368,7 +369,8 @@ pub(super) fn in_scope(
 /// certified round's multipliers, every column generated (a warm start for another call on
 /// the same instance), and whether the column generation finished (the LP converged, or the
 /// bound exceeds the target, or, with a target, the LP cannot: its restricted value is at
-/// most the target in an exact round), rather than ran out of time.
+/// most the target in an exact round that would need the exhaustive pricing pass), rather
+/// than ran out of time.
 pub(super) struct Bounded {
     pub bound: Option<i64>,
     pub duals: Option<Duals>,
@@ -377,76 +379,18 @@ pub(super) struct Bounded {
 }
 
 /// Columns of the pattern LP, opaque outside `patterns`: `bound` takes them back as a warm
-/// start, on the same instance or another with the same modules (the search by shape: one
-/// case of the split on another shape). Each names its node class by a node's name and its
-/// module classes by a member, so that `bound` finds them among its own classes, and keeps
-/// only those that are patterns there (`set_fits`): a column that is not would let the LP
-/// below its true value (the certificate stays valid; the bound would be weaker).
+/// start (on the same application, cluster and analysis only: the classes they number are
+/// `setup`'s, which is deterministic).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Columns {
-    cols: Vec<Pattern>,
-    /// Per node class of `cols`, the name of its first node; per module class, its first
-    /// member.
-    nodes: Vec<String>,
-    modules: Vec<crate::model::ObjectId>,
-}
-
-impl Columns {
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.cols.is_empty()
-    }
-
-    /// `cols` with the classes of `st` named.
-    fn named(cols: Vec<Pattern>, st: &Setup, cluster: &Cluster, an: &Analysis) -> Columns {
-        Columns {
-            cols,
-            nodes: st.node_classes.iter().map(|ns| cluster.node(ns[0]).name.clone()).collect(),
-            modules: st.members.iter().map(|ms| an.modules[ms[0]]).collect(),
-        }
-    }
-
-    /// The columns that are patterns of `st`'s classes: each node class found by its node's
-    /// name, each module class by its member (counts of module classes that meet in one of
-    /// `st`'s are added, at most its size), then the simulation and the links (`set_fits`).
-    fn on(&self, st: &Setup, cluster: &Cluster, an: &Analysis) -> Vec<Pattern> {
-        let mut node_class: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-        for (k, ns) in st.node_classes.iter().enumerate() {
-            for &n in ns {
-                node_class.insert(cluster.node(n).name.as_str(), k);
-            }
-        }
-        let mut module_class: std::collections::HashMap<crate::model::ObjectId, usize> =
-            std::collections::HashMap::new();
-        for (c, ms) in st.members.iter().enumerate() {
-            for &mi in ms {
-                module_class.insert(an.modules[mi], c);
-            }
-        }
-        let mut out = Vec::new();
-        let mut loads = Vec::new();
-        let mut cnt = vec![0u32; st.sizes.len()];
-        'cols: for (k0, pattern) in &self.cols {
-            let Some(&k) = self.nodes.get(*k0).and_then(|name| node_class.get(name.as_str())) else { continue };
-            cnt.iter_mut().for_each(|q| *q = 0);
-            for &(c0, q) in pattern {
-                let Some(&c) = self.modules.get(c0).and_then(|o| module_class.get(o)) else { continue 'cols };
-                cnt[c] = (cnt[c] + q).min(st.sizes[c] as u32);
-            }
-            if set_fits(st, k, &cnt, &mut loads) {
-                out.push((k, cnt.iter().enumerate().filter(|e| *e.1 > 0).map(|(c, &q)| (c, q)).collect()));
-            }
-        }
-        out
-    }
-}
+pub struct Columns(Vec<Pattern>);
 
 /// The pattern bound of `cluster` (see the module's documentation), from the columns `start`
 /// (those of an earlier call on the same instance, or none): `bound` None when the instance
 /// is out of scope (an allocation other than the literal one, a synchronous cycle or
 /// lockstep group, a key that is not one value, too many classes) or no round was certified.
-/// Stops early once the bound exceeds `target`, or (`target` below `i64::MAX`) once it cannot: an
-/// exact round's restricted LP is at most `target`.
+/// Stops early once the bound exceeds `target`, or (`target` below `i64::MAX`) once it cannot
+/// and only the exhaustive pricing pass is left: an exact round's restricted LP is at most
+/// `target`, no column found, the brief pass cut short.
 pub(super) fn bound(
     app: &Application,
     cluster: &Cluster,
@@ -457,17 +401,16 @@ pub(super) fn bound(
     stop: &mut impl TerminationCondition,
 ) -> Bounded {
     let end = Instant::now() + budget;
-    let Some(st) = setup(app, cluster, an, stop) else {
+    let Some(Setup { items, orders, cpus, caps, sizes, link, .. }) = setup(app, cluster, an, stop) else {
         return Bounded { bound: None, duals: None, cols: Columns::default(), done: false };
     };
-    let Setup { items, orders, cpus, caps, sizes, link, .. } = &st;
     let nodes = cluster.nodes.len() as f64;
-    // Columns: those of `start` that are patterns here, then every class alone on each node
+    // Columns: those of `start` that fit these classes, then every class alone on each node
     // class it may use.
     let mut seen: BTreeSet<Pattern> = BTreeSet::new();
     let mut cols: Vec<Pattern> = Vec::new();
-    for p in start.on(&st, cluster, an) {
-        if seen.insert(p.clone()) {
+    for p in start.0 {
+        if p.0 < items.len() && p.1.iter().all(|e| e.0 < sizes.len()) && seen.insert(p.clone()) {
             cols.push(p);
         }
     }
@@ -556,11 +499,15 @@ pub(super) fn bound(
         if exact {
             certify(&ceils, &mut best, &mut duals);
             // The restricted LP's value bounds the LP's from above (more columns only lower
-            // it): at most the target, no round can certify more, so the exhaustive pricing
-            // has nothing to prove (unseen realistic 100/32 s159: its 9-node shapes' cases
-            // reach LP value 9 in 0.1 s, then spent the rest of every 3-s step in an
-            // exhaustive pricing that never finished, so the packing search never ran).
-            if over(&best) || (target < i64::MAX && dual_bound(&rows, &w) <= target as f64) {
+            // it): at most the target, no round can certify more, so an exhaustive pricing
+            // pass, where the brief one stopped short, has nothing to prove (unseen realistic
+            // 100/32 s159: its 9-node shapes' cases reach LP value 9 in 0.1 s, then spent the
+            // rest of every 3-s step in an exhaustive pricing that never finished, so the
+            // packing search never ran). Where the brief pass is exhaustive the column
+            // generation goes on to the LP's optimum, whose multipliers the dive and the
+            // packing search use (unseen s142 found its 17 nodes from such a dive's packing).
+            let capped = target < i64::MAX && dual_bound(&rows, &w) <= target as f64;
+            if over(&best) || (capped && added == 0 && !short.is_empty()) {
                 done = true;
                 break;
             }
@@ -601,7 +548,7 @@ pub(super) fn bound(
     if let Some(d) = &mut duals {
         d.cols = cols.clone();
     }
-    Bounded { bound: best.map(|b| b.ceil().max(0.0) as i64), duals, cols: Columns::named(cols, &st, cluster, an), done }
+    Bounded { bound: best.map(|b| b.ceil().max(0.0) as i64), duals, cols: Columns(cols), done }
 }
 
 /// The multipliers of the pattern LP's best certified round, for `pack`: per module class
