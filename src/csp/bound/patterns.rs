@@ -872,6 +872,13 @@ impl Search<'_> {
         if j == self.its.len() {
             return val;
         }
+        let ub = self.fit_alone(j, loads);
+        val + ub.min(log_bound(loads, &self.its[j..], self.y, &self.most, &mut self.pieces))
+    }
+
+    /// Each class from `j` on at most what fits on these loads alone (into `most`), and the
+    /// value of all of those.
+    fn fit_alone(&mut self, j: usize, loads: &[f64]) -> f64 {
         let mut ub = 0.0;
         self.most.clear();
         for r in j..self.its.len() {
@@ -880,7 +887,7 @@ impl Search<'_> {
             self.most.push(q);
             ub += self.y[it.class] * q as f64;
         }
-        val + ub.min(log_bound(loads, &self.its[j..], self.y, &self.most, &mut self.pieces))
+        ub
     }
 
     fn run(&mut self, j: usize, loads: &[f64], val: f64, tx: f64, rx: f64) {
@@ -902,14 +909,7 @@ impl Search<'_> {
         }
         // Each remaining class at most what fits on these loads alone, and (`log_bound`) all
         // of them within what the CPUs' free shares allow.
-        let mut ub = 0.0;
-        self.most.clear();
-        for r in j..self.its.len() {
-            let it = self.its[r];
-            let q = most(loads, &it);
-            self.most.push(q);
-            ub += self.y[it.class] * q as f64;
-        }
+        let ub = self.fit_alone(j, loads);
         if val + ub <= self.best + 1e-9 {
             return;
         }
