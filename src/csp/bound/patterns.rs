@@ -24,8 +24,21 @@
 //! before it, an order-statistics argument), so a subset of a pattern that keeps the same
 //! order is a pattern. The pricing search therefore only places modules whose class has a
 //! positive dual value, and bounds each remaining class by the copies that fit on the loads
-//! already there. A set that would be in configuration 1 is also searched in the eq-7 order
-//! (a superset of the true patterns, which keeps the bound valid).
+//! already there.
+//!
+//! Configuration 1: a node whose modules are all of one synchronous component, none a
+//! predecessor, is ordered by eq 8, any other by eq 7, so whether a set passes depends on
+//! what else the node holds. Patterns are the subsets of whole sets that pass as the verifier
+//! orders them: a set of two classes or more of one component passes in its eq-8 order, or in
+//! eq 7's with one module of a breaker class (a predecessor, a class of another component)
+//! joining it there (`breaker_joins`; a class whose members are in several components leaves
+//! the configuration open and counts as a breaker). The pricing searches eq 7's order with
+//! that rule (`price`), each component's eq-8 order without it; `pack` passes each node's
+//! whole set as the verifier orders it (`set_fits_exact`). Until the twentieth session a set
+//! of one component passed in either order: unseen realistic 100/32 s179's 13-node shapes
+//! packed (a monitor first on its CPU in eq 7's order, last in eq 8's, where it falls behind
+//! its FIFO input), 11 walks from the packings failed, and it stayed 14/13 after 600 s; now
+//! the pattern bound is 14 and it is optimal in 2 s.
 //!
 //! The bound is certified whatever the LP's accuracy: with multipliers w (y_c >= 0 on the
 //! covering rows, μ_k >= 0 on the capacity rows), every mapping's node count is at least
@@ -462,14 +475,15 @@ pub(super) fn bound(
             let floor = w[nc + k].max(0.0) + 1.0;
             for (o, order) in orders[k].iter().enumerate() {
                 if exact {
-                    let got = price(order, &y, cpus[k], link[k], floor, QUICK_NODES, end, &mut || stop.should_stop());
+                    let got =
+                        price(order, o == 0, &y, cpus[k], link[k], floor, QUICK_NODES, end, &mut || stop.should_stop());
                     if !got.complete {
                         short.push((k, o));
                     }
                     ceils[k][o] = got.ceiling;
                     added += take(k, got.value, got.pattern, &mut tops);
                 } else {
-                    let (value, pattern, _) = greedy(order, &y, cpus[k], link[k], &mut seed);
+                    let (value, pattern, _) = greedy(order, o == 0, &y, cpus[k], link[k], &mut seed);
                     added += take(k, value, pattern, &mut tops);
                 }
             }
@@ -516,8 +530,9 @@ pub(super) fn bound(
             let mut complete = true;
             for &(k, o) in &short {
                 let floor = w[nc + k].max(0.0) + 1.0;
-                let got =
-                    price(&orders[k][o], &y, cpus[k], link[k], floor, SEARCH_NODES, end, &mut || stop.should_stop());
+                let got = price(&orders[k][o], o == 0, &y, cpus[k], link[k], floor, SEARCH_NODES, end, &mut || {
+                    stop.should_stop()
+                });
                 complete &= got.complete;
                 ceils[k][o] = ceils[k][o].min(got.ceiling);
                 added += take(k, got.value, got.pattern, &mut tops);
@@ -662,13 +677,17 @@ fn most(loads: &[f64], it: &Item) -> u32 {
 /// The most valuable set of `order`'s items (value Σ y per module) a node of `cpus` CPUs
 /// holds when they come in that order, within its `link` each way (`Item::tx`, `Item::rx`),
 /// as far as the search got (`Priced`); when no set is worth more than `floor`, `floor` and no
-/// pattern. (A column prices out only
-/// above 1 + μ_k, so that is the floor: the search prunes every branch that cannot beat it.
-/// Unseen realistic 100/32 s64's refined cases: the 8-CPU nodes' pricing took 2.6 million
-/// search nodes, 0.5 s, from a floor of zero.)
+/// pattern. (A column prices out only above 1 + μ_k, so that is the floor: the search prunes
+/// every branch that cannot beat it. Unseen realistic 100/32 s64's refined cases: the 8-CPU
+/// nodes' pricing took 2.6 million search nodes, 0.5 s, from a floor of zero.) Where `order`
+/// is eq 7's (`eq7`: the node class's first order, with every class, zero values too), only
+/// over the sets that are subsets of whole sets the verifier passes: a set of one synchronous
+/// component is searched in its eq-8 order too, and is one here only when a module of another
+/// (a breaker) joins it within eq 7's order (`breaker_joins`).
 #[allow(clippy::too_many_arguments)]
 fn price(
     order: &[Item],
+    eq7: bool,
     y: &[f64],
     cpus: usize,
     link: f64,
@@ -678,7 +697,13 @@ fn price(
     halt: &mut dyn FnMut() -> bool,
 ) -> Priced {
     let its: Vec<Item> = order.iter().filter(|i| y[i.class] > 1e-12).copied().collect();
+    let full: Vec<usize> = order.iter().map(|i| i.class).collect();
     let mut s = Search {
+        full: eq7.then_some(order),
+        at_full: its.iter().map(|i| full.iter().position(|&c| c == i.class).expect("an item of the order")).collect(),
+        counts: vec![0; order.len()],
+        scratch: Vec::new(),
+        cpus,
         its: &its,
         y,
         nodes: 0,
@@ -697,7 +722,7 @@ fn price(
         most: Vec::new(),
         pieces: Vec::new(),
     };
-    s.run(0, &vec![0.0; cpus], 0.0, 0.0, 0.0);
+    s.run(0, &vec![0.0; cpus], 0.0, 0.0, 0.0, Config::Empty);
     let mut p: Vec<(usize, u32)> = its.iter().zip(&s.best_q).filter(|e| *e.1 > 0).map(|(i, &q)| (i.class, q)).collect();
     p.sort_unstable();
     let ceiling = if s.complete { s.best } else { s.best.max(s.open) };
@@ -736,9 +761,17 @@ fn fits(order: &[Item], counts: &[u32], cpus: usize, loads: &mut Vec<f64>) -> bo
 }
 
 /// A good set by greedy choice (not necessarily the best): classes by decreasing value per
-/// load, randomly perturbed after the first try, each with the most copies that still fit.
+/// load, randomly perturbed after the first try, each with the most copies that still fit;
+/// in eq 7's order (`eq7`, see `price_in`) only sets a breaker joins where they need one.
 /// Never certifies (the third value is false).
-fn greedy(order: &[Item], y: &[f64], cpus: usize, link: f64, seed: &mut u64) -> (f64, Vec<(usize, u32)>, bool) {
+fn greedy(
+    order: &[Item],
+    eq7: bool,
+    y: &[f64],
+    cpus: usize,
+    link: f64,
+    seed: &mut u64,
+) -> (f64, Vec<(usize, u32)>, bool) {
     let mut loads = Vec::new();
     let (mut best, mut best_counts) = (0.0, vec![0u32; order.len()]);
     for t in 0..GREEDY_TRIES {
@@ -761,7 +794,11 @@ fn greedy(order: &[Item], y: &[f64], cpus: usize, link: f64, seed: &mut u64) -> 
             while lo < hi {
                 let mid = (lo + hi).div_ceil(2);
                 counts[i] = mid;
-                if fits(order, &counts, cpus, &mut loads) && traffic_fits(order, &counts, link) {
+                // (Sets a breaker joins are closed under subsets too.)
+                if fits(order, &counts, cpus, &mut loads)
+                    && traffic_fits(order, &counts, link)
+                    && (!eq7 || breaker_joins(order, &mut counts, cpus, link, &mut loads))
+                {
                     lo = mid;
                 } else {
                     hi = mid - 1;
@@ -781,7 +818,65 @@ fn greedy(order: &[Item], y: &[f64], cpus: usize, link: f64, seed: &mut u64) -> 
     (best, p, false)
 }
 
+/// What a set's module classes say of its node's configuration (the allocation's order):
+/// no class yet, classes of one synchronous component, none a predecessor (how many), or
+/// anything else (configuration 1 ruled out, or undecided: a class whose members are in
+/// several components).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Config {
+    Empty,
+    One(usize, u32),
+    Other,
+}
+
+impl Config {
+    fn with(self, it: &Item) -> Config {
+        if it.pred || it.comp == usize::MAX {
+            return Config::Other;
+        }
+        match self {
+            Config::Empty => Config::One(it.comp, 1),
+            Config::One(c, n) if c == it.comp => Config::One(c, n + 1),
+            _ => Config::Other,
+        }
+    }
+}
+
+/// Whether a set (`counts` per item of `order`, eq 7's: every class of a node class), which
+/// fits `order`, is a subset of some set the verifier passes: yes unless it is of one
+/// synchronous component and two classes or more (a node holding it alone is in
+/// configuration 1, ordered by eq 8, which `set_fits` and the pricing try on their own);
+/// then only when one module of a breaker class (a predecessor, a class of another component
+/// or of several) joins it within `order` (CPUs and links). Sizes are the items'.
+fn breaker_joins(order: &[Item], counts: &mut [u32], cpus: usize, link: f64, loads: &mut Vec<f64>) -> bool {
+    let cfg = order.iter().zip(counts.iter()).filter(|e| *e.1 > 0).fold(Config::Empty, |c, (it, _)| c.with(it));
+    let Config::One(comp, n) = cfg else { return true };
+    if n < 2 {
+        return true;
+    }
+    for z in 0..order.len() {
+        let it = &order[z];
+        if counts[z] > 0 || it.size == 0 || !(it.pred || it.comp == usize::MAX || it.comp != comp) {
+            continue;
+        }
+        counts[z] = 1;
+        let ok = fits(order, counts, cpus, loads) && traffic_fits(order, counts, link);
+        counts[z] = 0;
+        if ok {
+            return true;
+        }
+    }
+    false
+}
+
 struct Search<'a> {
+    /// Eq 7's order with every class (`price`'s `eq7`), where sets of one component need
+    /// a breaker; each searched item's place in it; scratch counts and loads; the node's CPUs.
+    full: Option<&'a [Item]>,
+    at_full: Vec<usize>,
+    counts: Vec<u32>,
+    scratch: Vec<f64>,
+    cpus: usize,
     its: &'a [Item],
     y: &'a [f64],
     nodes: u64,
@@ -890,7 +985,21 @@ impl Search<'_> {
         ub
     }
 
-    fn run(&mut self, j: usize, loads: &[f64], val: f64, tx: f64, rx: f64) {
+    /// Whether the set of the search's counts (`q`, up to depth `j`), of configuration
+    /// `cfg`, may be a pattern (`breaker_joins`).
+    fn admits(&mut self, j: usize, cfg: Config) -> bool {
+        let Some(full) = self.full else { return true };
+        if !matches!(cfg, Config::One(_, n) if n >= 2) {
+            return true;
+        }
+        self.counts.iter_mut().for_each(|c| *c = 0);
+        for r in 0..j {
+            self.counts[self.at_full[r]] = self.q[r];
+        }
+        breaker_joins(full, &mut self.counts, self.cpus, self.link, &mut self.scratch)
+    }
+
+    fn run(&mut self, j: usize, loads: &[f64], val: f64, tx: f64, rx: f64, cfg: Config) {
         self.nodes += 1;
         if self.nodes > self.limit || (self.nodes.is_multiple_of(256) && (Instant::now() >= self.end || (self.halt)()))
         {
@@ -900,7 +1009,7 @@ impl Search<'_> {
             self.open = self.open.max(top);
             return;
         }
-        if val > self.best {
+        if val > self.best && self.admits(j, cfg) {
             self.best = val;
             self.best_q.clone_from(&self.q);
         }
@@ -922,7 +1031,10 @@ impl Search<'_> {
         // more than those of one whose subtree was searched whole (`memo`) reaches nothing
         // better (each completion that fits here fits there: the allocation's monotonicity,
         // see the module's documentation).
+        // Where sets of one component need a breaker (`full`), only among nodes whose sets
+        // need none: every completion of theirs that fits is a pattern.
         let w = c + 3;
+        let memo = self.full.is_none() || cfg == Config::Other;
         if self.memo.len() <= j {
             self.memo.resize_with(j + 1, || (Vec::new(), 0));
             self.key.resize_with(j + 1, Vec::new);
@@ -932,7 +1044,7 @@ impl Search<'_> {
         key.extend_from_slice(loads);
         key.sort_by(f64::total_cmp);
         key.extend([-val, tx, rx]);
-        if self.memo[j].0.chunks_exact(w).any(|e| e.iter().zip(&key).all(|(a, b)| a <= b)) {
+        if memo && self.memo[j].0.chunks_exact(w).any(|e| e.iter().zip(&key).all(|(a, b)| a <= b)) {
             self.key[j] = key;
             return;
         }
@@ -950,7 +1062,8 @@ impl Search<'_> {
                 continue;
             }
             self.q[j] = q as u32;
-            self.run(j + 1, &states[q * c..(q + 1) * c], val + q as f64 * self.y[it.class], qt, qr);
+            let next = if q > 0 { cfg.with(&it) } else { cfg };
+            self.run(j + 1, &states[q * c..(q + 1) * c], val + q as f64 * self.y[it.class], qt, qr, next);
             if !self.complete {
                 // The fewer copies not yet tried are left unsearched too.
                 for q2 in (0..q).rev() {
@@ -966,7 +1079,7 @@ impl Search<'_> {
         }
         self.states[j] = states;
         self.q[j] = 0;
-        if self.complete {
+        if self.complete && memo {
             let (m, next) = &mut self.memo[j];
             if m.len() < MEMO * w {
                 m.extend_from_slice(&key);
@@ -986,8 +1099,9 @@ pub enum Packing {
     /// sound mapping uses only these nodes.
     Refuted,
     /// One assignment that passes: per module (in `Analysis::modules` order) its node. Only
-    /// the allocation is simulated, and each node's forced traffic (`set_traffic`) checked:
-    /// routes and requirements are not.
+    /// the allocation is simulated (each node's whole set in the verifier's order,
+    /// `set_fits_exact`), and each node's forced traffic (`set_traffic`) checked: routes and
+    /// requirements are not.
     Found(Vec<crate::model::NodeId>),
     /// The budget ended first, or the instance is out of scope (see `bound`).
     Unknown,
@@ -997,8 +1111,9 @@ pub enum Packing {
 pub(super) const PACK_FIRST: u64 = 2_000;
 
 /// The integer side of the pattern bound: whether the modules can be assigned to the nodes of
-/// `cluster` so that every node's set passes the simulation of `bound` (a pattern), decided
-/// by an exhaustive search. Module classes are placed one at a time, most constrained first
+/// `cluster` so that every node's set passes the simulation of `bound` (a pattern; whole, as
+/// the verifier orders it: `set_fits_exact`, checked as soon as the classes left can no
+/// longer change the node's configuration, `Pack::future`), decided by an exhaustive search. Module classes are placed one at a time, most constrained first
 /// (fewest nodes, then most load), each class's modules distributed over the nodes that may
 /// hold it, most on the first node first. Pruning: a node's set that fails fails with any
 /// more modules (subsets of patterns are patterns); every class not yet placed must still
@@ -1084,6 +1199,8 @@ fn pack_counts(
         end,
         stopped: false,
         loads: Vec::new(),
+        future: Vec::new(),
+        depth: 0,
     };
     // Restarts (limits by the Luby sequence, after the first run each with the classes of
     // equal reach in a perturbed order and the node classes in a shuffled order): packings
@@ -1112,6 +1229,7 @@ fn pack_counts(
                 sl.sort_by(|&a, &b| rank[p.slots[a]].total_cmp(&rank[p.slots[b]]).then(a.cmp(&b)));
             }
         }
+        p.future = futures(st, &p.slots, &p.order);
         p.run = 0;
         p.limit = limit;
         p.cut = false;
@@ -1228,7 +1346,23 @@ pub fn pack_local(
     let mut returns = 0;
     for step in 1u64.. {
         if left == 0 {
-            return Packing::Found(at_of(&st, &slots, &cnt, an.modules.len()));
+            // Whole sets pass as the verifier orders them (`set_fits_exact`), or give up a
+            // module of a class at random.
+            let mut whole = true;
+            for s in 0..slots.len() {
+                if !set_fits_exact(&st, slots[s].0, &cnt[s], &mut loads) {
+                    whole = false;
+                    let on: Vec<usize> = (0..nc).filter(|&c| cnt[s][c] > 0).collect();
+                    let d = on[rnd() as usize % on.len()];
+                    cnt[s][d] -= 1;
+                    pool[d] += 1;
+                    left += 1;
+                    tabu[d][s] = step + 5 + rnd() % 10;
+                }
+            }
+            if whole {
+                return Packing::Found(at_of(&st, &slots, &cnt, an.modules.len()));
+            }
         }
         if step > max_steps || (step.is_multiple_of(256) && (Instant::now() >= end || stop.should_stop())) {
             return Packing::Unknown;
@@ -1377,7 +1511,9 @@ pub fn pack_local(
                         for (i, &s) in chosen.iter().enumerate() {
                             full[s].clone_from(&sc[i]);
                         }
-                        return Packing::Found(at_of(&st, &slots, &full, an.modules.len()));
+                        if (0..slots.len()).all(|s| set_fits_exact(&st, slots[s].0, &full[s], &mut loads)) {
+                            return Packing::Found(at_of(&st, &slots, &full, an.modules.len()));
+                        }
                     }
                 }
             }
@@ -1504,8 +1640,9 @@ pub fn pack_dive(
                 cnt[s] = set;
             }
         }
-        // Checked as `pack`'s are (the cut sets are patterns by monotonicity).
-        if (0..slots.len()).all(|s| set_fits(&st, slots[s].0, &cnt[s], &mut loads)) {
+        // Checked as `pack`'s are (the cut sets are patterns by monotonicity; whole, each
+        // as the verifier orders it).
+        if (0..slots.len()).all(|s| set_fits_exact(&st, slots[s].0, &cnt[s], &mut loads)) {
             return Packing::Found(at_of(&st, &slots, &cnt, an.modules.len()));
         }
     }
@@ -1562,10 +1699,11 @@ fn residual_lp(
                     continue;
                 }
                 let mu = w[nc + k].max(0.0);
-                for order in &orders[k] {
+                for (o, order) in orders[k].iter().enumerate() {
                     let (value, pattern) = if exact {
                         let got = price(
                             order,
+                            o == 0,
                             &y,
                             st.cpus[k],
                             st.link[k],
@@ -1576,7 +1714,7 @@ fn residual_lp(
                         );
                         (got.value, got.pattern)
                     } else {
-                        let (value, pattern, _) = greedy(order, &y, st.cpus[k], st.link[k], seed);
+                        let (value, pattern, _) = greedy(order, o == 0, &y, st.cpus[k], st.link[k], seed);
                         (value, pattern)
                     };
                     if value - mu - 1.0 > 1e-7 && !pattern.is_empty() {
@@ -1660,11 +1798,99 @@ struct Pack<'a> {
     end: Instant,
     stopped: bool,
     loads: Vec<f64>,
+    /// Per position of `order` (and one past the end) and slot, what the classes from there
+    /// on that the slot may take leave of its configuration (`Future`).
+    future: Vec<Vec<Future>>,
+    /// The position of `order` being placed.
+    depth: usize,
+}
+
+/// What the module classes still to place may do to a slot's configuration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Future {
+    /// The slot takes no more classes: its set is whole.
+    Whole,
+    /// It may take only non-predecessor classes of this synchronous component.
+    Within(usize),
+    /// Anything else.
+    Open,
+}
+
+/// `Pack::future` for `order`.
+fn futures(st: &Setup, slots: &[usize], order: &[usize]) -> Vec<Vec<Future>> {
+    let mut out = vec![vec![Future::Whole; slots.len()]; order.len() + 1];
+    for i in (0..order.len()).rev() {
+        for (s, &k) in slots.iter().enumerate() {
+            let after = out[i + 1][s];
+            out[i][s] = match st.items[k].iter().find(|it| it.class == order[i]) {
+                None => after,
+                Some(it) if it.pred || it.comp == usize::MAX => Future::Open,
+                Some(it) => match after {
+                    Future::Whole => Future::Within(it.comp),
+                    Future::Within(c) if c == it.comp => after,
+                    _ => Future::Open,
+                },
+            };
+        }
+    }
+    out
 }
 
 /// Whether a node of class `k` holding `cnt` of each module class passes the simulation in
-/// one of the class's orders (`loads`: scratch).
+/// one of the class's orders (`loads`: scratch), and may be a subset of a whole set that
+/// passes as the verifier orders it (`breaker_joins`: subsets of patterns stay patterns).
 fn set_fits(st: &Setup, k: usize, cnt: &[u32], loads: &mut Vec<f64>) -> bool {
+    match config1(st, k, cnt) {
+        // Of one component: its eq-8 order, or eq 7's with a breaker (`breaker_joins`).
+        Some((_, Some(j))) => {
+            set_fits_in(st, k, cnt, Some(j), loads) || {
+                let order = &st.orders[k][0];
+                let mut counts: Vec<u32> = order.iter().map(|it| cnt[it.class]).collect();
+                set_fits_in(st, k, cnt, Some(0), loads)
+                    && breaker_joins(order, &mut counts, st.cpus[k], st.link[k], loads)
+            }
+        }
+        _ => set_fits_in(st, k, cnt, None, loads),
+    }
+}
+
+/// Where a node of class `k` holding `cnt` is surely in configuration 1 (every module class
+/// on it non-predecessor and of one synchronous component, `Item::comp`): that component, and
+/// the order of the class's eq-8 orders that holds the set (None: its only class is in none,
+/// so eq 7's order serves). A class whose members are in several components leaves the
+/// configuration open.
+fn config1(st: &Setup, k: usize, cnt: &[u32]) -> Option<(usize, Option<usize>)> {
+    let mut comp = None;
+    for it in &st.items[k] {
+        if cnt[it.class] == 0 {
+            continue;
+        }
+        if it.pred || it.comp == usize::MAX || comp.is_some_and(|c| c != it.comp) {
+            return None;
+        }
+        comp = Some(it.comp);
+    }
+    let comp = comp?;
+    let total: u32 = cnt.iter().sum();
+    let j = (1..st.orders[k].len()).find(|&j| st.orders[k][j].iter().map(|it| cnt[it.class]).sum::<u32>() == total);
+    Some((comp, j))
+}
+
+/// Whether a node of class `k` holding exactly `cnt` (its whole set: what the node holds in
+/// a packing) passes the simulation: in configuration 1 (`config1`) the verifier orders the
+/// node by eq 8 alone, so only that order counts (`set_fits` also takes eq 7's there, since a
+/// subset of a set that is not in configuration 1 may be: unseen realistic 100/32 s179's
+/// packings put a monitor beside its component's simulations, first on its CPU in eq 7's
+/// order, last in eq 8's, where it falls behind its FIFO input; 11 walks from them failed).
+fn set_fits_exact(st: &Setup, k: usize, cnt: &[u32], loads: &mut Vec<f64>) -> bool {
+    match config1(st, k, cnt) {
+        Some((_, j)) => set_fits_in(st, k, cnt, Some(j.unwrap_or(0)), loads),
+        None => set_fits(st, k, cnt, loads),
+    }
+}
+
+/// `set_fits` in the class's order `only` (all of them: None).
+fn set_fits_in(st: &Setup, k: usize, cnt: &[u32], only: Option<usize>, loads: &mut Vec<f64>) -> bool {
     let total: u32 = cnt.iter().sum();
     if total == 0 {
         return true;
@@ -1676,8 +1902,8 @@ fn set_fits(st: &Setup, k: usize, cnt: &[u32], loads: &mut Vec<f64>) -> bool {
     if !link_fits(tx, st.link[k]) || !link_fits(rx, st.link[k]) {
         return false;
     }
-    for order in &st.orders[k] {
-        if order.iter().map(|it| cnt[it.class]).sum::<u32>() != total {
+    for (j, order) in st.orders[k].iter().enumerate() {
+        if only.is_some_and(|o| o != j) || order.iter().map(|it| cnt[it.class]).sum::<u32>() != total {
             continue;
         }
         loads.clear();
@@ -1690,9 +1916,21 @@ fn set_fits(st: &Setup, k: usize, cnt: &[u32], loads: &mut Vec<f64>) -> bool {
 }
 
 impl Pack<'_> {
-    /// Whether slot `s`'s set passes the simulation in one of its node class's orders.
+    /// Whether slot `s`'s set passes the simulation in one of its node class's orders; in
+    /// eq 8's alone where it is in configuration 1 whatever the classes still to place add
+    /// (`set_fits_exact`: then its whole set is too, and a subset of a pattern in the same
+    /// order is one).
     fn fits(&mut self, s: usize) -> bool {
-        set_fits(self.st, self.slots[s], &self.cnt[s], &mut self.loads)
+        let k = self.slots[s];
+        match (config1(self.st, k, &self.cnt[s]), self.future[self.depth][s]) {
+            (Some((_, j)), Future::Whole) => {
+                set_fits_in(self.st, k, &self.cnt[s], Some(j.unwrap_or(0)), &mut self.loads)
+            }
+            (Some((c, j)), Future::Within(d)) if c == d => {
+                set_fits_in(self.st, k, &self.cnt[s], Some(j.unwrap_or(0)), &mut self.loads)
+            }
+            _ => set_fits(self.st, k, &self.cnt[s], &mut self.loads),
+        }
     }
 
     /// The most modules of class `c` slot `s` can take besides its set (at most `cap`).
@@ -1726,8 +1964,10 @@ impl Pack<'_> {
 
     /// Places the classes from position `i` of the order on; true when all are placed.
     fn class(&mut self, i: usize, stop: &mut impl TerminationCondition) -> bool {
+        self.depth = i;
         if i == self.order.len() {
-            return true;
+            // Every set is whole: each must pass as the verifier orders it.
+            return (0..self.slots.len()).all(|s| self.fits(s));
         }
         if self.tick(stop) {
             return false;
@@ -2074,14 +2314,14 @@ mod tests {
             let link = 0.2 + 2.0 * rnd();
             let best = brute_best_linked(&loads, &its, &y, link);
             bound += usize::from(best + 1e-9 < brute_best(&loads, &its, &y));
-            let got = price(&its, &y, loads.len(), link, 0.0, SEARCH_NODES, far, &mut || false);
+            let got = price(&its, false, &y, loads.len(), link, 0.0, SEARCH_NODES, far, &mut || false);
             let (v, p, complete) = (got.value, got.pattern, got.complete);
             assert!(complete);
             assert_eq!(got.ceiling, v);
             assert!((v - best).abs() < 1e-9, "problem {n}: {v} vs {best}");
             // Cut short after 1 to 40 search nodes: the ceiling still bounds the best.
             for limit in [1, 3, 10, 40] {
-                let got = price(&its, &y, loads.len(), link, 0.0, limit, far, &mut || false);
+                let got = price(&its, false, &y, loads.len(), link, 0.0, limit, far, &mut || false);
                 assert!(
                     got.value <= best + 1e-9 && got.ceiling >= best - 1e-9,
                     "problem {n}, {limit} nodes: {got:?} vs {best}"
@@ -2090,7 +2330,7 @@ mod tests {
             let counts: Vec<u32> = its.iter().map(|it| p.iter().find(|e| e.0 == it.class).map_or(0, |e| e.1)).collect();
             assert!(traffic_fits(&its, &counts, link));
             // The greedy pricing's set fits too.
-            let (_, p, _) = greedy(&its, &y, loads.len(), link, &mut 7);
+            let (_, p, _) = greedy(&its, false, &y, loads.len(), link, &mut 7);
             let counts: Vec<u32> = its.iter().map(|it| p.iter().find(|e| e.0 == it.class).map_or(0, |e| e.1)).collect();
             assert!(traffic_fits(&its, &counts, link));
         }
@@ -2124,7 +2364,7 @@ mod tests {
             let best = brute_best(&loads, &its, &y);
             // A floor below the best, and one above it.
             for floor in [0.0, best * 0.5, best + 0.25] {
-                let got = price(&its, &y, loads.len(), f64::INFINITY, floor, SEARCH_NODES, far, &mut || false);
+                let got = price(&its, false, &y, loads.len(), f64::INFINITY, floor, SEARCH_NODES, far, &mut || false);
                 let (v, p, complete) = (got.value, got.pattern, got.complete);
                 assert!(complete);
                 assert_eq!(got.ceiling, v);
@@ -2141,7 +2381,7 @@ mod tests {
                 }
                 // A brief search (`QUICK_NODES` in `bound`; 20 search nodes here): never
                 // above the best, and what it returns is worth its value and fits.
-                let got = price(&its, &y, loads.len(), f64::INFINITY, floor, 20, far, &mut || false);
+                let got = price(&its, false, &y, loads.len(), f64::INFINITY, floor, 20, far, &mut || false);
                 let (v, p, complete) = (got.value, got.pattern, got.complete);
                 assert!(v <= best.max(floor) + 1e-9, "problem {n}: brief {v} above {best}");
                 // Its ceiling bounds the best, whatever the search left (`bound` certifies
@@ -2207,5 +2447,84 @@ mod tests {
         }
         // By hand: a self-paced module (u = 1) needs an idle CPU, so exactly one copy fits.
         assert_eq!(copies_into(&loads, &item(4, 0.3, 1.0, true), &mut buf), 2);
+    }
+
+    /// A one-CPU node class with two classes of one synchronous component and a breaker of
+    /// another, z (`z_u`: its u). By hand: eq 7's order (decreasing key) is b, a, z; eq 8's
+    /// for the component (ascending T_exec x LD) is a, b. {a, b} in eq 7's: b takes the idle
+    /// CPU (load 0.5), a needs 0.1 of the 0.5 left (load 0.75); in eq 8's: a (load 0.5), then
+    /// b needs 0.6 of the 0.5 left: no. After b and a, 0.25 is left, so z joins with u 0.2
+    /// and not with u 0.3.
+    fn config_one_setup(z_u: f64, z_size: u32) -> Setup {
+        let it = |class: usize, size: u32, ld: f64, u: f64, comp: usize, key7: f64, w8: f64| Item {
+            class,
+            size,
+            ld,
+            u,
+            pred: false,
+            comp,
+            key7,
+            w8,
+            decl: class,
+            tx: 0.0,
+            rx: 0.0,
+        };
+        let a = it(0, 1, 0.5, 0.1, 0, 2.0, 0.05);
+        let b = it(1, 1, 0.5, 0.6, 0, 3.0, 0.3);
+        let z = it(2, z_size, 0.1, z_u, 1, 1.0, 0.1);
+        Setup {
+            node_classes: vec![vec![crate::model::NodeId(0)]],
+            members: vec![vec![0], vec![1], (0..z_size as usize).map(|i| 2 + i).collect()],
+            items: vec![vec![a, b, z]],
+            orders: vec![vec![vec![b, a, z], vec![a, b]]],
+            cpus: vec![1],
+            caps: vec![1.0],
+            sizes: vec![1.0, 1.0, z_size as f64],
+            link: vec![f64::INFINITY],
+        }
+    }
+
+    #[test]
+    fn a_set_of_one_component_is_a_pattern_only_in_eq_8_order_or_with_a_breaker() {
+        let mut loads = Vec::new();
+        for (z_u, joins) in [(0.3, false), (0.2, true)] {
+            let st = config_one_setup(z_u, 1);
+            // Either order, as before: {a, b} passes in eq 7's.
+            assert!(set_fits_in(&st, 0, &[1, 1, 0], None, &mut loads));
+            // Whole, the node is in configuration 1: eq 8's order alone, which fails.
+            assert!(!set_fits_exact(&st, 0, &[1, 1, 0], &mut loads));
+            // A subset of a whole set that passes only when z joins it.
+            assert_eq!(set_fits(&st, 0, &[1, 1, 0], &mut loads), joins, "z u {z_u}");
+            assert_eq!(set_fits_exact(&st, 0, &[1, 1, 1], &mut loads), joins, "z u {z_u}");
+            // One class alone: no order to choose.
+            assert!(set_fits_exact(&st, 0, &[0, 1, 0], &mut loads));
+            // Pricing with z worth nothing: {a, b} (value 2) only with the breaker, else one.
+            let y = [1.0, 1.0, 0.0];
+            let far = Instant::now() + Duration::from_secs(60);
+            let eq7 = &st.orders[0][0];
+            let got = price(eq7, true, &y, 1, f64::INFINITY, 0.0, SEARCH_NODES, far, &mut || false);
+            assert_eq!(got.value, if joins { 2.0 } else { 1.0 }, "z u {z_u}");
+            assert!(got.complete);
+            let (value, _, _) = greedy(eq7, true, &y, 1, f64::INFINITY, &mut 7);
+            assert_eq!(value, if joins { 2.0 } else { 1.0 }, "z u {z_u}");
+            // Without the breaker rule: 2 whatever z.
+            let got = price(eq7, false, &y, 1, f64::INFINITY, 0.0, SEARCH_NODES, far, &mut || false);
+            assert_eq!(got.value, 2.0);
+        }
+    }
+
+    #[test]
+    fn the_packing_search_passes_whole_sets_as_the_verifier_orders_them() {
+        let far = Instant::now() + Duration::from_secs(60);
+        let stop = &mut pumpkin_solver::core::termination::Indefinite;
+        // a and b on the one node: a packing only in eq 7's order, so none.
+        let st = config_one_setup(0.2, 0);
+        assert_eq!(pack_counts(&st, None, PACK_FIRST, 0, 1_000, far, stop), Some(None));
+        // With z on it too, the node is not in configuration 1: eq 7's order, which passes.
+        let st = config_one_setup(0.2, 1);
+        assert_eq!(pack_counts(&st, None, PACK_FIRST, 0, 1_000, far, stop), Some(Some(vec![vec![1, 1, 1]])));
+        // And z too heavy to join: none.
+        let st = config_one_setup(0.3, 1);
+        assert_eq!(pack_counts(&st, None, PACK_FIRST, 0, 1_000, far, stop), Some(None));
     }
 }
