@@ -1271,6 +1271,18 @@ networks = ["eth"]
 /// p (key 100 − 60 = 40, last on any node it shares) needs an idle CPU, so it is alone: 2
 /// nodes, and the LP is exactly 2 (duals 1 for p, 1/2 for a and b). Without eq 8's order the
 /// pattern bound would be 3.
+/// The pattern bound of `app` on `cluster` (5 s, unstopped).
+fn pattern_bound_of(app: &Application, cluster: &Cluster) -> Option<i64> {
+    let an = flowmap::csp::Analysis::new(app, cluster, None);
+    flowmap::csp::bound::pattern_bound(
+        app,
+        cluster,
+        &an,
+        std::time::Duration::from_secs(5),
+        &mut pumpkin_solver::core::termination::Indefinite,
+    )
+}
+
 #[test]
 fn pattern_bound_orders_a_configuration_one_node_by_eq_8() {
     let app = r#"
@@ -1309,15 +1321,70 @@ volume = "1 B"
     let app = parse::application_from_str(app, "app.toml", &[]).unwrap();
     let cluster = parse::cluster_from_str(&cluster, "cluster.toml").unwrap();
     assert_eq!(brute_force_min_nodes(&app, &cluster), Some(2), "brute force");
-    let an = flowmap::csp::Analysis::new(&app, &cluster, None);
-    let b = flowmap::csp::bound::pattern_bound(
-        &app,
-        &cluster,
-        &an,
-        std::time::Duration::from_secs(5),
-        &mut pumpkin_solver::core::termination::Indefinite,
-    );
+    let b = pattern_bound_of(&app, &cluster);
     assert_eq!(b, Some(2));
+}
+
+/// A hub row of the pattern LP. Eight sims (10 ms, LD 1: one idle CPU each, 100 Hz) each send
+/// 25,000 B a message to a viewer (greedy), 2.5 MB/s; the viewer may run on a0 only. a0..a2
+/// have 2 CPUs on eth and ib, b0..b3 have 4 CPUs on eth alone (10.5 MB/s a link, each way).
+/// A sim on a b node reaches a0 over eth only, and a0 receives at most 10.5 MB/s there: at
+/// most floor(10.5 / 2.5) = 4 sims on b nodes. a0 holds the viewer and one sim (both need an
+/// idle CPU), a1 and a2 two sims each: 1 + 4 + 4 = 9 >= 8 with a0, a1, a2 and one b node, and
+/// no 3 nodes hold 8 (a0, a b node and an a node: 1 + 4 + 2 = 7; a0 and two b nodes: 1 + 4).
+/// So 4 nodes, and the pattern bound is 4. Each b node alone sends 4 x 2.5 = 10 MB/s, within
+/// its link, so without the hub row 3 nodes (a0, b0 with 4 sims, b1 with 3) pass every
+/// node's own check: the bound was 3.
+#[test]
+fn pattern_bound_counts_what_a_hub_receives_over_its_one_shared_network() {
+    let app = r#"
+[[modules]]
+name = "sim"
+instances = 8
+texec = "10 ms"
+load = 1.0
+[[modules]]
+name = "viewer"
+texec = "5 ms"
+load = 0.5
+allowed_nodes = ["a0"]
+[[connections]]
+from = "sim"
+to = "viewer"
+kind = "greedy"
+pattern = "all-to-all"
+volume = "25000 B"
+"#;
+    let cluster = r#"
+[[networks]]
+name = "eth"
+bandwidth = "10.5 MB/s"
+latency = "0.1 ms"
+[[networks]]
+name = "ib"
+bandwidth = "1000 MB/s"
+latency = "0.01 ms"
+[[nodes]]
+names = "a0..a2"
+cpus = 2
+processor = "p"
+networks = ["eth", "ib"]
+[[nodes]]
+names = "b0..b3"
+cpus = 4
+processor = "p"
+networks = ["eth"]
+"#;
+    let app = parse::application_from_str(app, "app.toml", &[]).unwrap();
+    let cluster = parse::cluster_from_str(cluster, "cluster.toml").unwrap();
+    let b = pattern_bound_of(&app, &cluster);
+    assert_eq!(b, Some(4));
+    // The 4 nodes above, by hand (a0..a2 are nodes 0-2, b0 is 3; sims 0-7, then the viewer;
+    // the edges sim i -> viewer in turn, eth from b0, ib from a1 and a2): sound.
+    let key =
+        (vec![0, 3, 3, 3, 3, 1, 1, 2, 0], vec![None, Some(0), Some(0), Some(0), Some(0), Some(1), Some(1), Some(1)]);
+    let m = mapping_of_key(&app, &key);
+    assert_eq!(verify::check(&app, &cluster, &m, &perf::Options::default()).verdict, Verdict::Sound);
 }
 
 /// The loads-only tier of the class bound keeps one stacking row: a module no other may follow

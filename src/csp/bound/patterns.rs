@@ -114,6 +114,59 @@ struct Setup {
     sizes: Vec<f64>,
     /// Per node class, the most a node of it sends, and receives, over all its networks.
     link: Vec<f64>,
+    /// Rows beyond covering and capacity: each bounds a module class's members on some node
+    /// classes (`hubs`); each says at most one node needs an object beside it (`Host`).
+    hubs: Vec<Hub>,
+    hosts: Vec<Host>,
+}
+
+/// Objects that `set_traffic` takes as sharing the node of the modules they exchange with (a
+/// filter that may sit there, the module of a class of one): each sits on one node, so at
+/// most `cap` (their number) nodes of a sound mapping hold a set that needs one of them
+/// there, whose traffic with all of them elsewhere would exceed the node's links (`needs`).
+/// A row of the pattern LP. Unseen realistic 100/32 s163: a node of 8 simulations on eth
+/// alone sends 36.7 MB/s to their viewer and 16.9 to their gather, within its 48 MB/s
+/// either way but not both, so the row of the two says at most two such nodes.
+#[derive(Clone, Debug, PartialEq)]
+struct Host {
+    /// Per node class, per module class exchanging with the objects there: the class, and
+    /// the bytes per second each copy sends them and receives from them (the least over the
+    /// class's members) that `set_traffic` left out.
+    terms: Vec<Vec<(usize, f64, f64)>>,
+    cap: f64,
+}
+
+impl Host {
+    /// Whether a node of class `k` holding `set` ((module class, count) pairs) needs one of
+    /// the objects beside it: with its traffic with all of them, its own exceeds its links.
+    fn needs(&self, st_items: &[Item], link: f64, k: usize, set: &[(usize, u32)]) -> bool {
+        let t = &self.terms[k];
+        if t.is_empty() {
+            return false;
+        }
+        let (mut tx, mut rx) = (0.0, 0.0);
+        for &(c, q) in set {
+            let q = q as f64;
+            if let Some(it) = st_items.iter().find(|i| i.class == c) {
+                tx += q * it.tx;
+                rx += q * it.rx;
+            }
+            if let Some(&(_, a, b)) = t.iter().find(|e| e.0 == c) {
+                tx += q * a;
+                rx += q * b;
+            }
+        }
+        !(link_fits(tx, link) && link_fits(rx, link))
+    }
+}
+
+/// A row of the pattern LP (`hubs`): the modules of class `class` on nodes of the node
+/// classes `on` number at most `cap` in a sound mapping.
+#[derive(Clone, Debug, PartialEq)]
+struct Hub {
+    class: usize,
+    on: Vec<bool>,
+    cap: f64,
 }
 
 /// The items and orders of `cluster` (None: out of scope, see `bound`).
@@ -177,7 +230,8 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
     let sizes: Vec<f64> = classes.iter().map(|c| c.size as f64).collect();
     let members: Vec<Vec<usize>> = classes.into_iter().map(|c| c.members).collect();
     let link = link_caps(cluster, &node_classes);
-    set_traffic(app, cluster, an, &node_classes, &members, &mut items, &cpus, &link);
+    let (fmay, most_on) = set_traffic(app, cluster, an, &node_classes, &members, &mut items, &cpus, &link);
+    let (hubs, hosts) = hubs(app, cluster, an, &node_classes, &members, &items, &fmay, &most_on);
     // Orders: eq 7's for every set, and eq 8's per synchronous component (no predecessor).
     let mut orders: Vec<Vec<Vec<Item>>> = Vec::new();
     for its in &items {
@@ -198,7 +252,7 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
         }
         orders.push(per_node);
     }
-    Some(Setup { node_classes, members, items, orders, cpus, caps, sizes, link })
+    Some(Setup { node_classes, members, items, orders, cpus, caps, sizes, link, hubs, hosts })
 }
 
 /// Per node class, the most a node of it can send, and receive, in all: the sum of its
@@ -244,7 +298,7 @@ fn set_traffic(
     items: &mut [Vec<Item>],
     cpus: &[usize],
     link: &[f64],
-) {
+) -> (Vec<Vec<bool>>, Vec<Vec<u32>>) {
     use petgraph::visit::EdgeRef;
     use petgraph::Direction;
     let nk = node_classes.len();
@@ -277,96 +331,302 @@ fn set_traffic(
             most_on[k][it.class] = most(&idle, it);
         }
     }
-    let rate = |e: petgraph::graph::EdgeIndex| {
-        let r = app.graph[e].volume * an.rate_lo.get(e.index()).copied().unwrap_or(0.0);
-        if r.is_finite() && r > 0.0 {
-            r
-        } else {
-            0.0
-        }
-    };
+    let rate = |e: petgraph::graph::EdgeIndex| edge_traffic(app, an, e);
     // The traffic object `o` on a node of class k sends (`dir` Outgoing) or receives that no
     // partner on its node can take, with `may` saying which filters may sit there.
-    let forced = |o: crate::model::ObjectId, k: usize, dir: Direction, may: &[Vec<bool>]| -> f64 {
-        // Per partner, the traffic with it; then per group of partners (a module class; a
-        // filter alone), the partners' traffic, heaviest first.
-        let mut per: Vec<(usize, f64)> = Vec::new();
-        for e in app.graph.edges_directed(o, dir) {
-            let v = if dir == Direction::Outgoing { e.target() } else { e.source() };
-            if v != o {
-                per.push((v.index(), rate(e.id())));
-            }
-        }
-        per.sort_by_key(|x| x.0);
-        let mut partners: Vec<((Option<usize>, usize), f64)> = Vec::new();
-        for (v, r) in per {
-            match partners.last_mut() {
-                Some(last) if last.0 .1 == v => last.1 += r,
-                _ => partners.push(((class_of[v], v), r)),
-            }
-        }
-        // Group key: the class, or the filter itself.
-        let mut keyed: Vec<((Option<usize>, usize), f64)> = partners
-            .into_iter()
-            .map(|((d, v), r)| (if d.is_some() { (d, usize::MAX) } else { (None, v) }, r))
-            .collect();
-        keyed.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-        let mut groups: Vec<(Option<usize>, usize, Vec<f64>)> = Vec::new();
-        for ((d, v), r) in keyed {
-            match groups.last_mut() {
-                Some(g) if (g.0, g.1) == (d, v) => g.2.push(r),
-                _ => groups.push((d, v, vec![r])),
-            }
-        }
-        let own = class_of[o.index()];
-        let mut out = 0.0;
-        for (d, v, rs) in groups {
-            let local = match d {
-                Some(d) => {
-                    let m = most_on[k][d] as usize;
-                    if own == Some(d) {
-                        m.saturating_sub(1)
-                    } else {
-                        m
-                    }
+    let forced =
+        |o: crate::model::ObjectId, k: usize, dir: Direction, may: &[Vec<bool>], most_on: &[Vec<u32>]| -> f64 {
+            // Per partner, the traffic with it; then per group of partners (a module class; a
+            // filter alone), the partners' traffic, heaviest first.
+            let mut per: Vec<(usize, f64)> = Vec::new();
+            for e in app.graph.edges_directed(o, dir) {
+                let v = if dir == Direction::Outgoing { e.target() } else { e.source() };
+                if v != o {
+                    per.push((v.index(), rate(e.id())));
                 }
-                // A filter alone (or a module with no class: it may go nowhere).
-                None => usize::from(may[v][k]),
-            };
-            out += rs.iter().skip(local).sum::<f64>();
-        }
-        out
-    };
-    // Filters that cannot sit on a class: what they must send or receive there exceeds it.
-    let mut fmay = may.clone();
-    for o in app.graph.node_indices() {
-        if app.object(o).is_module() {
-            continue;
-        }
-        for k in 0..nk {
-            if may[o.index()][k]
-                && (!link_fits(forced(o, k, Direction::Outgoing, &may), link[k])
-                    || !link_fits(forced(o, k, Direction::Incoming, &may), link[k]))
-            {
-                fmay[o.index()][k] = false;
             }
+            per.sort_by_key(|x| x.0);
+            let mut partners: Vec<((Option<usize>, usize), f64)> = Vec::new();
+            for (v, r) in per {
+                match partners.last_mut() {
+                    Some(last) if last.0 .1 == v => last.1 += r,
+                    _ => partners.push(((class_of[v], v), r)),
+                }
+            }
+            // Group key: the class, or the filter itself.
+            let mut keyed: Vec<((Option<usize>, usize), f64)> = partners
+                .into_iter()
+                .map(|((d, v), r)| (if d.is_some() { (d, usize::MAX) } else { (None, v) }, r))
+                .collect();
+            keyed.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+            let mut groups: Vec<(Option<usize>, usize, Vec<f64>)> = Vec::new();
+            for ((d, v), r) in keyed {
+                match groups.last_mut() {
+                    Some(g) if (g.0, g.1) == (d, v) => g.2.push(r),
+                    _ => groups.push((d, v, vec![r])),
+                }
+            }
+            let own = class_of[o.index()];
+            let mut out = 0.0;
+            for (d, v, rs) in groups {
+                let local = match d {
+                    Some(d) => {
+                        let m = most_on[k][d] as usize;
+                        if own == Some(d) {
+                            m.saturating_sub(1)
+                        } else {
+                            m
+                        }
+                    }
+                    // A filter alone (or a module with no class: it may go nowhere).
+                    None => usize::from(may[v][k]),
+                };
+                out += rs.iter().skip(local).sum::<f64>();
+            }
+            out
+        };
+    // Filters that cannot sit on a class: what they must send or receive there exceeds it;
+    // module classes that cannot, likewise (their least member's traffic there exceeds it).
+    // Each such finding makes partners' traffic there forced, so again until none is new.
+    let mut fmay = may.clone();
+    for _ in 0..TRAFFIC_ROUNDS {
+        let mut next = fmay.clone();
+        for o in app.graph.node_indices() {
+            if app.object(o).is_module() {
+                continue;
+            }
+            for k in 0..nk {
+                if fmay[o.index()][k]
+                    && (!link_fits(forced(o, k, Direction::Outgoing, &fmay, &most_on), link[k])
+                        || !link_fits(forced(o, k, Direction::Incoming, &fmay, &most_on), link[k]))
+                {
+                    next[o.index()][k] = false;
+                }
+            }
+        }
+        let mut changed = next != fmay;
+        fmay = next;
+        for (k, its) in items.iter_mut().enumerate() {
+            for it in its {
+                let ms = &members[it.class];
+                let least = |dir| {
+                    ms.iter().map(|&mi| forced(an.modules[mi], k, dir, &fmay, &most_on)).fold(f64::INFINITY, f64::min)
+                };
+                it.tx = least(Direction::Outgoing);
+                it.rx = least(Direction::Incoming);
+                if !it.tx.is_finite() {
+                    it.tx = 0.0;
+                }
+                if !it.rx.is_finite() {
+                    it.rx = 0.0;
+                }
+            }
+        }
+        for (k, its) in items.iter().enumerate() {
+            for it in its {
+                if most_on[k][it.class] > 0 && !(link_fits(it.tx, link[k]) && link_fits(it.rx, link[k])) {
+                    most_on[k][it.class] = 0;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
         }
     }
-    for (k, its) in items.iter_mut().enumerate() {
-        for it in its {
-            let ms = &members[it.class];
-            let least = |dir| ms.iter().map(|&mi| forced(an.modules[mi], k, dir, &fmay)).fold(f64::INFINITY, f64::min);
-            it.tx = least(Direction::Outgoing);
-            it.rx = least(Direction::Incoming);
-            if !it.tx.is_finite() {
-                it.tx = 0.0;
-            }
-            if !it.rx.is_finite() {
-                it.rx = 0.0;
-            }
-        }
+    (fmay, most_on)
+}
+
+/// Rounds of `set_traffic`'s refinement at most (each may find objects that cannot sit on a
+/// node class, which forces their partners' traffic there).
+const TRAFFIC_ROUNDS: usize = 6;
+
+/// The bytes per second edge `e` carries at the least (volume x `Analysis::rate_lo`, eq 9–10).
+fn edge_traffic(app: &Application, an: &Analysis, e: petgraph::graph::EdgeIndex) -> f64 {
+    let r = app.graph[e].volume * an.rate_lo.get(e.index()).copied().unwrap_or(0.0);
+    if r.is_finite() && r > 0.0 {
+        r
+    } else {
+        0.0
     }
 }
+
+/// Hub rows: an object h (a module or a filter) that exchanges at least r bytes per second
+/// with every member of a module class d (another class) sits on one node, of one of the node
+/// classes it may use (`may`: filters as `set_traffic` leaves them); every member of d not on
+/// that node sends (receives) its r over a network both nodes are on, through that node's
+/// links, which carry at most each network's bandwidth each way (eq 9–10). So for a set S of
+/// networks, the members of d on the node classes that share with every node class h may
+/// use only networks of S (none: they must share h's node) number at most, over h's node
+/// classes K, (the most of d a node of K holds, when K is one of those) + floor(Σ_{w in S,
+/// K on w} BW(w) / r). One row per (d, those node classes), the least cap, for S each network
+/// alone and all of them; only rows that bind (a cap below d's size and below what those
+/// node classes hold of d). Unseen realistic 100/32 s163 and s133: an eth-only rack of
+/// 8-CPU nodes, with a viewer, gather or broadcast exchanging megabytes per second with each
+/// of 24 simulations; with eth's bandwidth 100x, s163 is optimal with 13 nodes, and with its
+/// own the best found is 14 where the bound was 13.
+#[allow(clippy::too_many_arguments)]
+fn hubs(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    node_classes: &[Vec<crate::model::NodeId>],
+    members: &[Vec<usize>],
+    items: &[Vec<Item>],
+    may: &[Vec<bool>],
+    most_on: &[Vec<u32>],
+) -> (Vec<Hub>, Vec<Host>) {
+    use petgraph::visit::EdgeRef;
+    use petgraph::Direction;
+    use std::collections::BTreeMap;
+    let nk = node_classes.len();
+    let nets: Vec<Vec<crate::model::NetworkId>> =
+        node_classes.iter().map(|ns| cluster.node(ns[0]).networks.clone()).collect();
+    let mut class_of: Vec<Option<usize>> = vec![None; app.graph.node_count()];
+    for (c, ms) in members.iter().enumerate() {
+        for &mi in ms {
+            class_of[an.modules[mi].index()] = Some(c);
+        }
+    }
+    let holds = |k: usize, d: usize| items[k].iter().any(|it| it.class == d);
+    // Network sets: each network alone, then all.
+    let all: Vec<crate::model::NetworkId> = (0..cluster.networks.len() as u32).map(crate::model::NetworkId).collect();
+    let mut sets: Vec<Vec<crate::model::NetworkId>> = all.iter().map(|&w| vec![w]).collect();
+    sets.push(all);
+    let mut rows: BTreeMap<(usize, Vec<bool>), f64> = BTreeMap::new();
+    let mut hosts: Vec<Host> = Vec::new();
+    for h in app.graph.node_indices() {
+        // (A module only where its class fits, its traffic within the links: `most_on`.)
+        let hk: Vec<usize> =
+            (0..nk).filter(|&k| may[h.index()][k] && class_of[h.index()].is_none_or(|c| most_on[k][c] >= 1)).collect();
+        if hk.is_empty() {
+            continue;
+        }
+        // Where `set_traffic` takes h as sharing its partners' node (a filter that may sit
+        // there; a module of a class of one that fits there).
+        let beside: Vec<bool> = (0..nk)
+            .map(|k| match class_of[h.index()] {
+                None => !app.object(h).is_module() && may[h.index()][k],
+                Some(c) => members[c].len() == 1 && most_on[k][c] >= 1,
+            })
+            .collect();
+        let mut terms: Vec<Vec<(usize, f64, f64)>> = vec![Vec::new(); nk];
+        for dir in [Direction::Incoming, Direction::Outgoing] {
+            let mut per: BTreeMap<usize, f64> = BTreeMap::new();
+            for e in app.graph.edges_directed(h, dir) {
+                let v = if dir == Direction::Outgoing { e.target() } else { e.source() };
+                if v != h {
+                    *per.entry(v.index()).or_insert(0.0) += edge_traffic(app, an, e.id());
+                }
+            }
+            if per.is_empty() {
+                continue;
+            }
+            let near: BTreeSet<usize> = per.keys().filter_map(|&v| class_of[v]).collect();
+            for d in near {
+                let ms = &members[d];
+                if class_of[h.index()] == Some(d) {
+                    continue;
+                }
+                let r = ms
+                    .iter()
+                    .map(|&mi| per.get(&an.modules[mi].index()).copied().unwrap_or(0.0))
+                    .fold(f64::INFINITY, f64::min);
+                if !(r.is_finite() && r > 0.0) {
+                    continue;
+                }
+                for k in (0..nk).filter(|&k| beside[k] && holds(k, d)) {
+                    let (a, b) = if dir == Direction::Incoming { (r, 0.0) } else { (0.0, r) };
+                    match terms[k].iter_mut().find(|e| e.0 == d) {
+                        Some(e) => {
+                            e.1 += a;
+                            e.2 += b;
+                        }
+                        None => terms[k].push((d, a, b)),
+                    }
+                }
+                if ms.len() < 2 {
+                    continue;
+                }
+                for set in &sets {
+                    let on: Vec<bool> = (0..nk)
+                        .map(|k| {
+                            holds(k, d)
+                                && hk.iter().all(|&kh| nets[k].iter().all(|w| !nets[kh].contains(w) || set.contains(w)))
+                        })
+                        .collect();
+                    if !on.contains(&true) {
+                        continue;
+                    }
+                    let cap = hk
+                        .iter()
+                        .map(|&kh| {
+                            let bw: f64 = nets[kh]
+                                .iter()
+                                .filter(|w| set.contains(w))
+                                .map(|&w| cluster.network(w).bandwidth)
+                                .sum();
+                            let local = if on[kh] { most_on[kh][d] as f64 } else { 0.0 };
+                            // The tolerance `link_fits` allows.
+                            local + ((bw * (1.0 + 1e-6) + 1e-6) / r).floor()
+                        })
+                        .fold(0.0f64, f64::max);
+                    let room: f64 =
+                        (0..nk).filter(|&k| on[k]).map(|k| (node_classes[k].len() as u32 * most_on[k][d]) as f64).sum();
+                    if cap < room.min(ms.len() as f64) {
+                        let slot = rows.entry((d, on)).or_insert(cap);
+                        *slot = slot.min(cap);
+                    }
+                }
+            }
+        }
+        if terms.iter().any(|t| !t.is_empty()) {
+            for t in &mut terms {
+                t.sort_by_key(|e| e.0);
+            }
+            hosts.push(Host { terms, cap: 1.0 });
+        }
+    }
+    // Per module class, the objects it exchanges with together, and each pair of them.
+    let mut groups: BTreeSet<Vec<usize>> = BTreeSet::new();
+    for d in 0..members.len() {
+        let g: Vec<usize> =
+            (0..hosts.len()).filter(|&i| hosts[i].terms.iter().any(|t| t.iter().any(|e| e.0 == d))).collect();
+        if g.len() >= 2 && g.len() <= GROUP {
+            for (a, &x) in g.iter().enumerate() {
+                for &y in &g[a + 1..] {
+                    groups.insert(vec![x, y]);
+                }
+            }
+            groups.insert(g);
+        }
+    }
+    for g in groups {
+        let mut terms: Vec<Vec<(usize, f64, f64)>> = vec![Vec::new(); nk];
+        for &i in &g {
+            for (k, t) in hosts[i].terms.iter().enumerate() {
+                for &(d, a, b) in t {
+                    match terms[k].iter_mut().find(|e| e.0 == d) {
+                        Some(e) => {
+                            e.1 += a;
+                            e.2 += b;
+                        }
+                        None => terms[k].push((d, a, b)),
+                    }
+                }
+            }
+        }
+        for t in &mut terms {
+            t.sort_by_key(|e| e.0);
+        }
+        hosts.push(Host { terms, cap: g.len() as f64 });
+    }
+    (rows.into_iter().map(|((class, on), cap)| Hub { class, on, cap }).collect(), hosts)
+}
+
+/// Objects a module class exchanges with, at most, for the host rows of their pairs and all
+/// of them (`hubs`).
+const GROUP: usize = 6;
 
 /// Whether the pattern bound and the packing searches apply to `cluster` (see `bound`).
 pub(super) fn in_scope(
@@ -414,7 +674,7 @@ pub(super) fn bound(
     stop: &mut impl TerminationCondition,
 ) -> Bounded {
     let end = Instant::now() + budget;
-    let Some(Setup { items, orders, cpus, caps, sizes, link, .. }) = setup(app, cluster, an, stop) else {
+    let Some(Setup { items, orders, cpus, caps, sizes, link, hubs, hosts, .. }) = setup(app, cluster, an, stop) else {
         return Bounded { bound: None, duals: None, cols: Columns::default(), done: false };
     };
     let nodes = cluster.nodes.len() as f64;
@@ -444,13 +704,33 @@ pub(super) fn bound(
         if stop.should_stop() || Instant::now() >= end {
             break;
         }
-        let rows = master(&cols, &caps, &sizes, nodes + 1.0);
+        let rows = master(&cols, &caps, &sizes, &hubs, Some((&hosts, &items, &link)), nodes + 1.0);
         let left = end.saturating_duration_since(Instant::now());
         let Some((w, _)) = ipm_duals(&rows, left) else {
             break;
         };
-        let nc = sizes.len();
+        let (nc, nk) = (sizes.len(), items.len());
         let y: Vec<f64> = (0..nc).map(|c| w[c].max(0.0)).collect();
+        let z: Vec<f64> = (0..hubs.len()).map(|j| w[nc + nk + j].max(0.0)).collect();
+        let zh: Vec<f64> = (0..hosts.len()).map(|j| w[nc + nk + hubs.len() + j].max(0.0)).collect();
+        let yk = class_values(&y, &z, &hubs, nk);
+        // Per node class, the host rows with a positive multiplier: a pattern that needs one
+        // is worth that much less (`Search::penalty`).
+        let pen: Vec<Vec<Penalty>> = (0..nk)
+            .map(|k| {
+                hosts
+                    .iter()
+                    .zip(&zh)
+                    .filter(|(h, &z)| z > 1e-12 && !h.terms[k].is_empty())
+                    .map(|(h, &z)| Penalty { z, terms: h.terms[k].clone() })
+                    .collect()
+            })
+            .collect();
+        // A pattern's value as the LP counts it: Σ_c y_c a_pc less its host rows' multipliers.
+        let worth = |k: usize, p: &[(usize, u32)]| -> f64 {
+            let v: f64 = p.iter().map(|&(c, q)| yk[k][c] * q as f64).sum();
+            v - hosts.iter().zip(&zh).filter(|(h, _)| h.needs(&items[k], link[k], k, p)).map(|(_, z)| z).sum::<f64>()
+        };
         let mut added = 0;
         // Exact rounds price in two passes: a brief search on every node class first (a
         // column it finds is as good for the LP), then, only when none prices out and the
@@ -462,7 +742,8 @@ pub(super) fn bound(
         let mut short: Vec<(usize, usize)> = Vec::new();
         let mut take = |k: usize, value: f64, pattern: Vec<(usize, u32)>, tops: &mut [f64]| {
             tops[k] = tops[k].max(value);
-            if value - w[nc + k].max(0.0) - 1.0 > 1e-7 {
+            // (The greedy pricing leaves the host rows out: the LP's own count decides.)
+            if !pattern.is_empty() && worth(k, &pattern) - w[nc + k].max(0.0) - 1.0 > 1e-7 {
                 let p = (k, pattern);
                 if seen.insert(p.clone()) {
                     cols.push(p);
@@ -476,14 +757,16 @@ pub(super) fn bound(
             for (o, order) in orders[k].iter().enumerate() {
                 if exact {
                     let got =
-                        price(order, o == 0, &y, cpus[k], link[k], floor, QUICK_NODES, end, &mut || stop.should_stop());
+                        price(order, o == 0, &yk[k], &pen[k], cpus[k], link[k], floor, QUICK_NODES, end, &mut || {
+                            stop.should_stop()
+                        });
                     if !got.complete {
                         short.push((k, o));
                     }
                     ceils[k][o] = got.ceiling;
                     added += take(k, got.value, got.pattern, &mut tops);
                 } else {
-                    let (value, pattern, _) = greedy(order, o == 0, &y, cpus[k], link[k], &mut seed);
+                    let (value, pattern, _) = greedy(order, o == 0, &yk[k], cpus[k], link[k], &mut seed);
                     added += take(k, value, pattern, &mut tops);
                 }
             }
@@ -504,6 +787,9 @@ pub(super) fn bound(
                 *duals = Some(Duals {
                     mu: (0..items.len()).map(|k| w[nc + k].max(0.0)).collect(),
                     y: y.clone(),
+                    yk: yk.clone(),
+                    hub: z.iter().zip(&hubs).map(|(z, h)| z * h.cap).sum::<f64>()
+                        + zh.iter().zip(&hosts).map(|(z, h)| z * h.cap).sum::<f64>(),
                     under,
                     cols: Vec::new(),
                 });
@@ -530,9 +816,18 @@ pub(super) fn bound(
             let mut complete = true;
             for &(k, o) in &short {
                 let floor = w[nc + k].max(0.0) + 1.0;
-                let got = price(&orders[k][o], o == 0, &y, cpus[k], link[k], floor, SEARCH_NODES, end, &mut || {
-                    stop.should_stop()
-                });
+                let got = price(
+                    &orders[k][o],
+                    o == 0,
+                    &yk[k],
+                    &pen[k],
+                    cpus[k],
+                    link[k],
+                    floor,
+                    SEARCH_NODES,
+                    end,
+                    &mut || stop.should_stop(),
+                );
                 complete &= got.complete;
                 ceils[k][o] = ceils[k][o].min(got.ceiling);
                 added += take(k, got.value, got.pattern, &mut tops);
@@ -573,6 +868,10 @@ pub(super) fn bound(
 #[derive(Clone, Debug)]
 pub struct Duals {
     y: Vec<f64>,
+    /// Per node class, the module classes' values in the pricing (`class_values`), and the
+    /// hub rows' part of the dual objective, Σ z cap.
+    yk: Vec<Vec<f64>>,
+    hub: f64,
     mu: Vec<f64>,
     under: Vec<f64>,
     cols: Vec<Pattern>,
@@ -581,8 +880,9 @@ pub struct Duals {
 /// The covering LP over `cols`: one variable per column (cost 1, at most its class's nodes),
 /// one artificial per module class (cost `big`: more than any mapping, so the LP uses it only
 /// where no column covers the class); rows: per module class Σ a λ + s >= size, then per node
-/// class −Σ λ >= −|k|.
-fn master(cols: &[Pattern], caps: &[f64], sizes: &[f64], big: f64) -> Rows {
+/// class −Σ λ >= −|k|, then per hub row (`hubs`) −Σ_{p on its node classes} a_pd λ_p >= −cap,
+/// then per host row (`Host`, with the node classes' items and links) −Σ_{p needs it} λ_p >= −1.
+fn master(cols: &[Pattern], caps: &[f64], sizes: &[f64], hubs: &[Hub], hosts: Hosted, big: f64) -> Rows {
     let mut r =
         Rows { upper: Vec::new(), cost: Vec::new(), rows: Vec::new(), used: Vec::new(), terms: 0, blocks: Vec::new() };
     let mut cover: Vec<Vec<(usize, f64)>> = vec![Vec::new(); sizes.len()];
@@ -601,7 +901,47 @@ fn master(cols: &[Pattern], caps: &[f64], sizes: &[f64], big: f64) -> Rows {
     for (k, t) in cap.into_iter().enumerate() {
         r.ge(t, -caps[k]);
     }
+    for h in hubs {
+        let mut t = Vec::new();
+        for (v, (k, p)) in cols.iter().enumerate() {
+            if h.on[*k] {
+                if let Some(&(_, q)) = p.iter().find(|e| e.0 == h.class) {
+                    t.push((v, -(q as f64)));
+                }
+            }
+        }
+        r.ge(t, -h.cap);
+    }
+    if let Some((hosts, items, link)) = hosts {
+        for h in hosts {
+            let t: Vec<(usize, f64)> = cols
+                .iter()
+                .enumerate()
+                .filter(|(_, (k, p))| h.needs(&items[*k], link[*k], *k, p))
+                .map(|(v, _)| (v, -1.0))
+                .collect();
+            r.ge(t, -h.cap);
+        }
+    }
     r
+}
+
+/// The host rows and what `Host::needs` asks of a node class: its items and links.
+type Hosted<'a> = Option<(&'a [Host], &'a [Vec<Item>], &'a [f64])>;
+
+/// Per node class, each module class's value in the pricing: y_c less the multipliers z of
+/// the hub rows on that node class for that module class (a pattern's reduced cost is
+/// 1 + μ_k − Σ_c y_c a_pc + Σ_{hub rows on k} z a_pd).
+fn class_values(y: &[f64], z: &[f64], hubs: &[Hub], nk: usize) -> Vec<Vec<f64>> {
+    let mut out = vec![y.to_vec(); nk];
+    for (h, &zh) in hubs.iter().zip(z) {
+        for (k, row) in out.iter_mut().enumerate() {
+            if h.on[k] {
+                row[h.class] -= zh;
+            }
+        }
+    }
+    out
 }
 
 /// The least-loaded CPU takes `it` (loads ascending): false when it cannot run there in a
@@ -689,6 +1029,7 @@ fn price(
     order: &[Item],
     eq7: bool,
     y: &[f64],
+    pen: &[Penalty],
     cpus: usize,
     link: f64,
     floor: f64,
@@ -698,7 +1039,19 @@ fn price(
 ) -> Priced {
     let its: Vec<Item> = order.iter().filter(|i| y[i.class] > 1e-12).copied().collect();
     let full: Vec<usize> = order.iter().map(|i| i.class).collect();
+    let pens: Vec<(f64, Vec<(f64, f64)>)> = pen
+        .iter()
+        .map(|p| {
+            let per = its
+                .iter()
+                .map(|it| p.terms.iter().find(|e| e.0 == it.class).map_or((0.0, 0.0), |e| (e.1, e.2)))
+                .collect();
+            (p.z, per)
+        })
+        .collect();
     let mut s = Search {
+        pens,
+        ext: Vec::new(),
         full: eq7.then_some(order),
         at_full: its.iter().map(|i| full.iter().position(|&c| c == i.class).expect("an item of the order")).collect(),
         counts: vec![0; order.len()],
@@ -727,6 +1080,14 @@ fn price(
     p.sort_unstable();
     let ceiling = if s.complete { s.best } else { s.best.max(s.open) };
     Priced { value: s.best, pattern: p, complete: s.complete, ceiling }
+}
+
+/// A host row (`Host`) in the pricing of one node class: its multiplier z > 0 (a pattern that
+/// needs the object beside it is worth z less) and its terms on that node class.
+#[derive(Clone, Debug, PartialEq)]
+struct Penalty {
+    z: f64,
+    terms: Vec<(usize, f64, f64)>,
 }
 
 /// What a pricing search (`price`) found.
@@ -870,6 +1231,11 @@ fn breaker_joins(order: &[Item], counts: &mut [u32], cpus: usize, link: f64, loa
 }
 
 struct Search<'a> {
+    /// Per host row with a positive multiplier (`Penalty`): the multiplier, and per item the
+    /// traffic each copy sends and receives with the object.
+    pens: Vec<(f64, Vec<(f64, f64)>)>,
+    /// Scratch of `penalty`, which the memo's key takes.
+    ext: Vec<f64>,
     /// Eq 7's order with every class (`price`'s `eq7`), where sets of one component need
     /// a breaker; each searched item's place in it; scratch counts and loads; the node's CPUs.
     full: Option<&'a [Item]>,
@@ -999,8 +1365,31 @@ impl Search<'_> {
         breaker_joins(full, &mut self.counts, self.cpus, self.link, &mut self.scratch)
     }
 
-    fn run(&mut self, j: usize, loads: &[f64], val: f64, tx: f64, rx: f64, cfg: Config) {
+    /// The host rows' multipliers (`pens`) a set with these counts (`q` up to depth `j`) and
+    /// this traffic owes: the rows it needs, each by its object's traffic with the set beside
+    /// `Host::needs`'s (a hair stricter, so that the search never charges what the LP does
+    /// not). Into `ext`, per row, that traffic each way. Only grows as the set does.
+    fn penalty(&mut self, j: usize, tx: f64, rx: f64) -> f64 {
+        self.ext.clear();
+        let mut pen = 0.0;
+        for (z, per) in &self.pens {
+            let (mut a, mut b) = (0.0, 0.0);
+            for (&q, e) in self.q[..j].iter().zip(per) {
+                a += q as f64 * e.0;
+                b += q as f64 * e.1;
+            }
+            self.ext.extend([a, b]);
+            if !link_fits((tx + a) * (1.0 - 1e-12), self.link) || !link_fits((rx + b) * (1.0 - 1e-12), self.link) {
+                pen += z;
+            }
+        }
+        pen
+    }
+
+    fn run(&mut self, j: usize, loads: &[f64], raw: f64, tx: f64, rx: f64, cfg: Config) {
         self.nodes += 1;
+        // `raw`: Σ y per module; `val`: less the host rows owed (which only grow deeper).
+        let val = if self.pens.is_empty() { raw } else { raw - self.penalty(j, tx, rx) };
         if self.nodes > self.limit || (self.nodes.is_multiple_of(256) && (Instant::now() >= self.end || (self.halt)()))
         {
             // Cut short: this node's subtree is left unsearched.
@@ -1032,8 +1421,10 @@ impl Search<'_> {
         // better (each completion that fits here fits there: the allocation's monotonicity,
         // see the module's documentation).
         // Where sets of one component need a breaker (`full`), only among nodes whose sets
-        // need none: every completion of theirs that fits is a pattern.
-        let w = c + 3;
+        // need none: every completion of theirs that fits is a pattern. With host rows, by
+        // the value before them and the traffic with each row's object too: a completion
+        // needs no row there that it does not need here.
+        let w = c + 3 + 2 * self.pens.len();
         let memo = self.full.is_none() || cfg == Config::Other;
         if self.memo.len() <= j {
             self.memo.resize_with(j + 1, || (Vec::new(), 0));
@@ -1043,7 +1434,8 @@ impl Search<'_> {
         key.clear();
         key.extend_from_slice(loads);
         key.sort_by(f64::total_cmp);
-        key.extend([-val, tx, rx]);
+        key.extend([-raw, tx, rx]);
+        key.extend_from_slice(&self.ext);
         if memo && self.memo[j].0.chunks_exact(w).any(|e| e.iter().zip(&key).all(|(a, b)| a <= b)) {
             self.key[j] = key;
             return;
@@ -1063,9 +1455,10 @@ impl Search<'_> {
             }
             self.q[j] = q as u32;
             let next = if q > 0 { cfg.with(&it) } else { cfg };
-            self.run(j + 1, &states[q * c..(q + 1) * c], val + q as f64 * self.y[it.class], qt, qr, next);
+            self.run(j + 1, &states[q * c..(q + 1) * c], raw + q as f64 * self.y[it.class], qt, qr, next);
             if !self.complete {
-                // The fewer copies not yet tried are left unsearched too.
+                // The fewer copies not yet tried are left unsearched too (bounded without
+                // the host rows they would owe: higher, still a bound).
                 for q2 in (0..q).rev() {
                     let (t2, r2) = (tx + q2 as f64 * it.tx, rx + q2 as f64 * it.rx);
                     if link_fits(t2, self.link) && link_fits(r2, self.link) {
@@ -1180,7 +1573,8 @@ fn pack_counts(
     let duals = duals.filter(|d| d.y.len() == nc && d.mu.len() == st.node_classes.len());
     let slack = duals.map(|d| {
         let dual: f64 = d.y.iter().zip(&st.sizes).map(|(y, s)| y * s).sum::<f64>()
-            - d.mu.iter().zip(&st.caps).map(|(m, c)| m * c).sum::<f64>();
+            - d.mu.iter().zip(&st.caps).map(|(m, c)| m * c).sum::<f64>()
+            - d.hub;
         slots.len() as f64 - dual
     });
     let mut p = Pack {
@@ -1282,6 +1676,8 @@ fn restrict(st: &Setup, slots: &[(usize, crate::model::NodeId)], chosen: &[usize
         caps,
         sizes,
         link: st.link.clone(),
+        hubs: Vec::new(),
+        hosts: Vec::new(),
     }
 }
 
@@ -1318,6 +1714,7 @@ pub fn pack_local(
     };
     let nc = st.sizes.len();
     let slots = slots_of(&st);
+    let ks: Vec<usize> = slots.iter().map(|e| e.0).collect();
     let mut allowed: Vec<Vec<usize>> = vec![Vec::new(); nc];
     for (s, &(k, _)) in slots.iter().enumerate() {
         for it in &st.items[k] {
@@ -1361,7 +1758,18 @@ pub fn pack_local(
                 }
             }
             if whole {
-                return Packing::Found(at_of(&st, &slots, &cnt, an.modules.len()));
+                if hubs_hold(&st, &ks, &cnt) {
+                    return Packing::Found(at_of(&st, &slots, &cnt, an.modules.len()));
+                }
+                // A hub or host row broken: one module of a random node back to the pool.
+                let used: Vec<usize> = (0..slots.len()).filter(|&s| cnt[s].iter().any(|&q| q > 0)).collect();
+                let s = used[rnd() as usize % used.len()];
+                let on: Vec<usize> = (0..nc).filter(|&c| cnt[s][c] > 0).collect();
+                let d = on[rnd() as usize % on.len()];
+                cnt[s][d] -= 1;
+                pool[d] += 1;
+                left += 1;
+                tabu[d][s] = step + 5 + rnd() % 10;
             }
         }
         if step > max_steps || (step.is_multiple_of(256) && (Instant::now() >= end || stop.should_stop())) {
@@ -1511,7 +1919,9 @@ pub fn pack_local(
                         for (i, &s) in chosen.iter().enumerate() {
                             full[s].clone_from(&sc[i]);
                         }
-                        if (0..slots.len()).all(|s| set_fits_exact(&st, slots[s].0, &full[s], &mut loads)) {
+                        if (0..slots.len()).all(|s| set_fits_exact(&st, slots[s].0, &full[s], &mut loads))
+                            && hubs_hold(&st, &ks, &full)
+                        {
                             return Packing::Found(at_of(&st, &slots, &full, an.modules.len()));
                         }
                     }
@@ -1642,7 +2052,8 @@ pub fn pack_dive(
         }
         // Checked as `pack`'s are (the cut sets are patterns by monotonicity; whole, each
         // as the verifier orders it).
-        if (0..slots.len()).all(|s| set_fits_exact(&st, slots[s].0, &cnt[s], &mut loads)) {
+        let ks: Vec<usize> = slots.iter().map(|e| e.0).collect();
+        if (0..slots.len()).all(|s| set_fits_exact(&st, slots[s].0, &cnt[s], &mut loads)) && hubs_hold(&st, &ks, &cnt) {
             return Packing::Found(at_of(&st, &slots, &cnt, an.modules.len()));
         }
     }
@@ -1687,7 +2098,7 @@ fn residual_lp(
         if stop.should_stop() || Instant::now() >= end {
             return None;
         }
-        let rows = master(&cols, &capsf, &sizesf, big);
+        let rows = master(&cols, &capsf, &sizesf, &[], None, big);
         let (w, x, _) = ipm_solve(&rows, end.saturating_duration_since(Instant::now()))?;
         let y: Vec<f64> = (0..nc).map(|c| w[c].max(0.0)).collect();
         let n = cols.len();
@@ -1705,6 +2116,7 @@ fn residual_lp(
                             order,
                             o == 0,
                             &y,
+                            &[],
                             st.cpus[k],
                             st.link[k],
                             mu + 1.0,
@@ -1889,6 +2301,22 @@ fn set_fits_exact(st: &Setup, k: usize, cnt: &[u32], loads: &mut Vec<f64>) -> bo
     }
 }
 
+/// Whether a packing (per slot its node class `ks` and its counts `cnt`) keeps every hub row
+/// and every host row.
+fn hubs_hold(st: &Setup, ks: &[usize], cnt: &[Vec<u32>]) -> bool {
+    st.hubs.iter().all(|h| {
+        let n: u32 = ks.iter().zip(cnt).filter(|(&k, _)| h.on[k]).map(|(_, c)| c[h.class]).sum();
+        n as f64 <= h.cap + 1e-9
+    }) && st.hosts.iter().all(|h| {
+        let mut needing = 0;
+        for (&k, c) in ks.iter().zip(cnt) {
+            let set: Vec<(usize, u32)> = c.iter().enumerate().filter(|e| *e.1 > 0).map(|(c, &q)| (c, q)).collect();
+            needing += usize::from(h.needs(&st.items[k], st.link[k], k, &set));
+        }
+        needing as f64 <= h.cap + 1e-9
+    })
+}
+
 /// `set_fits` in the class's order `only` (all of them: None).
 fn set_fits_in(st: &Setup, k: usize, cnt: &[u32], only: Option<usize>, loads: &mut Vec<f64>) -> bool {
     let total: u32 = cnt.iter().sum();
@@ -1966,8 +2394,9 @@ impl Pack<'_> {
     fn class(&mut self, i: usize, stop: &mut impl TerminationCondition) -> bool {
         self.depth = i;
         if i == self.order.len() {
-            // Every set is whole: each must pass as the verifier orders it.
-            return (0..self.slots.len()).all(|s| self.fits(s));
+            // Every set is whole: each must pass as the verifier orders it, and the hub rows
+            // hold.
+            return (0..self.slots.len()).all(|s| self.fits(s)) && hubs_hold(self.st, &self.slots, &self.cnt);
         }
         if self.tick(stop) {
             return false;
@@ -1996,14 +2425,14 @@ impl Pack<'_> {
         let (rest, sum) = if let Some((d, _)) = self.duals {
             let mut rest = self.rest_values(i);
             for (a, &s) in sl.iter().enumerate() {
-                rest[s] += d.y[c] * most[a] as f64;
+                rest[s] += d.yk[self.slots[s]][c] * most[a] as f64;
             }
             let sum: f64 = (0..self.slots.len()).map(|s| self.lower(s, rest[s])).sum();
             if self.over(sum) {
                 return false;
             }
             for (a, &s) in sl.iter().enumerate() {
-                rest[s] -= d.y[c] * most[a] as f64;
+                rest[s] -= d.yk[self.slots[s]][c] * most[a] as f64;
             }
             (rest, sum)
         } else {
@@ -2039,17 +2468,18 @@ impl Pack<'_> {
     /// node budget, its set's value plus y_c x the most of each such class it takes alone.
     fn rest_values(&mut self, i: usize) -> Vec<f64> {
         let (d, _) = self.duals.expect("duals");
-        let mut free = vec![false; self.st.sizes.len()];
-        for &c in &self.order[i + 1..] {
-            free[c] = d.y[c] > 0.0;
-        }
-        let mut free_bits = vec![0u64; free.len().div_ceil(64)];
-        for (c, _) in free.iter().enumerate().filter(|e| *e.1) {
-            free_bits[c / 64] |= 1 << (c % 64);
-        }
         let mut out = Vec::with_capacity(self.slots.len());
         for s in 0..self.slots.len() {
             let k = self.slots[s];
+            let y = &d.yk[k];
+            let mut free = vec![false; self.st.sizes.len()];
+            for &c in &self.order[i + 1..] {
+                free[c] = y[c] > 0.0;
+            }
+            let mut free_bits = vec![0u64; free.len().div_ceil(64)];
+            for (c, _) in free.iter().enumerate().filter(|e| *e.1) {
+                free_bits[c / 64] |= 1 << (c % 64);
+            }
             let key = (k, free_bits.clone(), self.cnt[s].clone());
             if let Some(&v) = self.memo.get(&key) {
                 out.push(v);
@@ -2067,7 +2497,7 @@ impl Pack<'_> {
                     order.iter().filter(|it| free[it.class] || self.cnt[s][it.class] > 0).copied().collect();
                 let mut e = Extend {
                     its: &its,
-                    y: &d.y,
+                    y,
                     cnt: &self.cnt[s],
                     free: &free,
                     best,
@@ -2080,11 +2510,11 @@ impl Pack<'_> {
                 best = best.max(e.best);
             }
             if !exact {
-                best = self.cnt[s].iter().zip(&d.y).map(|(&q, y)| q as f64 * y).sum();
+                best = self.cnt[s].iter().zip(y).map(|(&q, y)| q as f64 * y).sum();
                 for j in i + 1..self.order.len() {
                     let c = self.order[j];
-                    if d.y[c] > 0.0 && self.st.items[k].iter().any(|it| it.class == c) {
-                        best += d.y[c] * self.room(s, c, self.st.sizes[c] as u32) as f64;
+                    if y[c] > 0.0 && self.st.items[k].iter().any(|it| it.class == c) {
+                        best += y[c] * self.room(s, c, self.st.sizes[c] as u32) as f64;
                     }
                 }
             }
@@ -2132,7 +2562,8 @@ impl Pack<'_> {
             // This slot's share of the reduced costs with q of class c, not most[a].
             let mut next = sum;
             if let Some((d, _)) = self.duals {
-                next += self.lower(s, rest[s] + d.y[c] * q as f64) - self.lower(s, rest[s] + d.y[c] * most[a] as f64);
+                let y = d.yk[self.slots[s]][c];
+                next += self.lower(s, rest[s] + y * q as f64) - self.lower(s, rest[s] + y * most[a] as f64);
                 if self.over(next) {
                     // Fewer would only raise it.
                     break;
@@ -2239,9 +2670,12 @@ mod tests {
         }
     }
 
+    /// A pricing problem: a node's CPU loads, its items, the values y per module class.
+    type Problem = (Vec<f64>, Vec<Item>, Vec<f64>);
+
     /// Random small pricing problems: loads left by a few random modules, then 1-4 classes of
     /// 1-3 copies each, on 1-4 CPUs.
-    fn random_problems(n: usize) -> Vec<(Vec<f64>, Vec<Item>, Vec<f64>)> {
+    fn random_problems(n: usize) -> Vec<Problem> {
         let mut rnd = uniform(0x1234_5678_9abc_def1);
         let mut out = Vec::new();
         for _ in 0..n {
@@ -2275,14 +2709,33 @@ mod tests {
     /// The best value of `its` on `loads` by brute force (every count of every class, in
     /// `its`' order), each item's traffic (`tx`, `rx`) summed within `link` as well.
     fn brute_best_linked(loads: &[f64], its: &[Item], y: &[f64], link: f64) -> f64 {
+        brute_best_charged(loads, its, y, link, &[])
+    }
+
+    /// `brute_best_linked`, each set charged z per host row (`Penalty`) whose traffic with the
+    /// set beside its own exceeds `link` (`Host::needs`).
+    fn brute_best_charged(loads: &[f64], its: &[Item], y: &[f64], link: f64, pen: &[Penalty]) -> f64 {
         let mut best = 0.0f64;
         let mut q = vec![0u32; its.len()];
         loop {
             let mut l = loads.to_vec();
             let tx: f64 = its.iter().zip(&q).map(|(it, &k)| it.tx * k as f64).sum();
             let rx: f64 = its.iter().zip(&q).map(|(it, &k)| it.rx * k as f64).sum();
-            if tx <= link && rx <= link && its.iter().zip(&q).all(|(it, &k)| (0..k).all(|_| place(&mut l, it))) {
-                best = best.max(its.iter().zip(&q).map(|(it, &k)| y[it.class] * k as f64).sum());
+            if link_fits(tx, link)
+                && link_fits(rx, link)
+                && its.iter().zip(&q).all(|(it, &k)| (0..k).all(|_| place(&mut l, it)))
+            {
+                let mut v: f64 = its.iter().zip(&q).map(|(it, &k)| y[it.class] * k as f64).sum();
+                for p in pen {
+                    let (a, b) = its.iter().zip(&q).fold((tx, rx), |(a, b), (it, &k)| {
+                        let e = p.terms.iter().find(|e| e.0 == it.class).map_or((0.0, 0.0), |e| (e.1, e.2));
+                        (a + e.0 * k as f64, b + e.1 * k as f64)
+                    });
+                    if !(link_fits(a, link) && link_fits(b, link)) {
+                        v -= p.z;
+                    }
+                }
+                best = best.max(v);
             }
             let mut i = 0;
             while i < q.len() && q[i] == its[i].size {
@@ -2296,6 +2749,23 @@ mod tests {
         }
     }
 
+    /// `random_problems` on idle CPUs (numbered as there), each item's traffic each way none
+    /// with probability `none`, else uniform below `scale`.
+    fn linked_problems(n: usize, rnd: &mut impl FnMut() -> f64, none: f64, scale: f64) -> Vec<(usize, Problem)> {
+        let mut out = Vec::new();
+        for (i, (loads, mut its, y)) in random_problems(n).into_iter().enumerate() {
+            if loads.iter().any(|&l| l > 0.0) {
+                continue;
+            }
+            for it in &mut its {
+                it.tx = if rnd() < none { 0.0 } else { scale * rnd() };
+                it.rx = if rnd() < none { 0.0 } else { scale * rnd() };
+            }
+            out.push((i, (loads, its, y)));
+        }
+        out
+    }
+
     #[test]
     fn price_keeps_within_the_links() {
         // Random traffic per copy (some none) and a node's links that take some of it: the
@@ -2303,25 +2773,18 @@ mod tests {
         let far = Instant::now() + Duration::from_secs(60);
         let mut rnd = uniform(0x5eed_0011);
         let mut bound = 0;
-        for (n, (loads, mut its, y)) in random_problems(1500).into_iter().enumerate() {
-            if loads.iter().any(|&l| l > 0.0) {
-                continue;
-            }
-            for it in &mut its {
-                it.tx = if rnd() < 0.3 { 0.0 } else { rnd() };
-                it.rx = if rnd() < 0.3 { 0.0 } else { rnd() };
-            }
+        for (n, (loads, its, y)) in linked_problems(1500, &mut rnd, 0.3, 1.0) {
             let link = 0.2 + 2.0 * rnd();
             let best = brute_best_linked(&loads, &its, &y, link);
             bound += usize::from(best + 1e-9 < brute_best(&loads, &its, &y));
-            let got = price(&its, false, &y, loads.len(), link, 0.0, SEARCH_NODES, far, &mut || false);
+            let got = price(&its, false, &y, &[], loads.len(), link, 0.0, SEARCH_NODES, far, &mut || false);
             let (v, p, complete) = (got.value, got.pattern, got.complete);
             assert!(complete);
             assert_eq!(got.ceiling, v);
             assert!((v - best).abs() < 1e-9, "problem {n}: {v} vs {best}");
             // Cut short after 1 to 40 search nodes: the ceiling still bounds the best.
             for limit in [1, 3, 10, 40] {
-                let got = price(&its, false, &y, loads.len(), link, 0.0, limit, far, &mut || false);
+                let got = price(&its, false, &y, &[], loads.len(), link, 0.0, limit, far, &mut || false);
                 assert!(
                     got.value <= best + 1e-9 && got.ceiling >= best - 1e-9,
                     "problem {n}, {limit} nodes: {got:?} vs {best}"
@@ -2336,6 +2799,46 @@ mod tests {
         }
         // The links bind on some of them.
         assert!(bound > 100, "{bound}");
+    }
+
+    #[test]
+    fn price_charges_the_host_rows_a_set_needs() {
+        // Random traffic per copy, a node's links, and one or two host rows whose objects
+        // exchange more with some classes (`Penalty`): the pricing search's best value is the
+        // brute force's, Σ y per module less z per row whose traffic with the set beside the
+        // set's own exceeds the links (`Host::needs`).
+        let far = Instant::now() + Duration::from_secs(60);
+        let mut rnd = uniform(0x5eed_0042);
+        let mut charged = 0;
+        for (n, (loads, its, y)) in linked_problems(800, &mut rnd, 0.4, 0.5) {
+            let link = 0.5 + 2.0 * rnd();
+            let rows = 1 + usize::from(rnd() < 0.5);
+            let mut pen: Vec<Penalty> = Vec::new();
+            for _ in 0..rows {
+                let z = 0.2 + 2.0 * rnd();
+                let mut terms = Vec::new();
+                for it in &its {
+                    if rnd() < 0.6 {
+                        let a = 0.6 * rnd();
+                        let b = if rnd() < 0.5 { 0.0 } else { 0.6 * rnd() };
+                        terms.push((it.class, a, b));
+                    }
+                }
+                pen.push(Penalty { z, terms });
+            }
+            let best = brute_best_charged(&loads, &its, &y, link, &pen);
+            charged += usize::from(best + 1e-9 < brute_best_linked(&loads, &its, &y, link));
+            let got = price(&its, false, &y, &pen, loads.len(), link, 0.0, SEARCH_NODES, far, &mut || false);
+            assert!(got.complete);
+            assert!((got.value - best).abs() < 1e-9, "problem {n}: {} vs {best}", got.value);
+            // Cut short, the ceiling still bounds the best.
+            for limit in [1, 5, 30] {
+                let got = price(&its, false, &y, &pen, loads.len(), link, 0.0, limit, far, &mut || false);
+                assert!(got.ceiling >= best - 1e-9, "problem {n}, {limit} nodes: {got:?} vs {best}");
+            }
+        }
+        // The rows cost something on some of them.
+        assert!(charged > 50, "{charged}");
     }
 
     #[test]
@@ -2364,7 +2867,8 @@ mod tests {
             let best = brute_best(&loads, &its, &y);
             // A floor below the best, and one above it.
             for floor in [0.0, best * 0.5, best + 0.25] {
-                let got = price(&its, false, &y, loads.len(), f64::INFINITY, floor, SEARCH_NODES, far, &mut || false);
+                let got =
+                    price(&its, false, &y, &[], loads.len(), f64::INFINITY, floor, SEARCH_NODES, far, &mut || false);
                 let (v, p, complete) = (got.value, got.pattern, got.complete);
                 assert!(complete);
                 assert_eq!(got.ceiling, v);
@@ -2381,7 +2885,7 @@ mod tests {
                 }
                 // A brief search (`QUICK_NODES` in `bound`; 20 search nodes here): never
                 // above the best, and what it returns is worth its value and fits.
-                let got = price(&its, false, &y, loads.len(), f64::INFINITY, floor, 20, far, &mut || false);
+                let got = price(&its, false, &y, &[], loads.len(), f64::INFINITY, floor, 20, far, &mut || false);
                 let (v, p, complete) = (got.value, got.pattern, got.complete);
                 assert!(v <= best.max(floor) + 1e-9, "problem {n}: brief {v} above {best}");
                 // Its ceiling bounds the best, whatever the search left (`bound` certifies
@@ -2481,6 +2985,8 @@ mod tests {
             caps: vec![1.0],
             sizes: vec![1.0, 1.0, z_size as f64],
             link: vec![f64::INFINITY],
+            hubs: Vec::new(),
+            hosts: Vec::new(),
         }
     }
 
@@ -2502,13 +3008,13 @@ mod tests {
             let y = [1.0, 1.0, 0.0];
             let far = Instant::now() + Duration::from_secs(60);
             let eq7 = &st.orders[0][0];
-            let got = price(eq7, true, &y, 1, f64::INFINITY, 0.0, SEARCH_NODES, far, &mut || false);
+            let got = price(eq7, true, &y, &[], 1, f64::INFINITY, 0.0, SEARCH_NODES, far, &mut || false);
             assert_eq!(got.value, if joins { 2.0 } else { 1.0 }, "z u {z_u}");
             assert!(got.complete);
             let (value, _, _) = greedy(eq7, true, &y, 1, f64::INFINITY, &mut 7);
             assert_eq!(value, if joins { 2.0 } else { 1.0 }, "z u {z_u}");
             // Without the breaker rule: 2 whatever z.
-            let got = price(eq7, false, &y, 1, f64::INFINITY, 0.0, SEARCH_NODES, far, &mut || false);
+            let got = price(eq7, false, &y, &[], 1, f64::INFINITY, 0.0, SEARCH_NODES, far, &mut || false);
             assert_eq!(got.value, 2.0);
         }
     }
