@@ -16,8 +16,10 @@
 //! node's links go: every module brings the traffic it must send and receive over them whatever
 //! else its node holds (`set_traffic`: partners a node cannot hold enough of), and a set whose
 //! sum exceeds the node's bandwidths in all is not a pattern; that sum only grows with more
-//! modules, so subsets of patterns stay patterns. Requirements and the iteration-load
-//! allocation are not modelled.
+//! modules, so subsets of patterns stay patterns. Between nodes, hub rows beside covering and
+//! capacity: an object exchanging with every member of a class takes at most so many of
+//! them over the networks its node shares with theirs (`hubs`). Requirements and the
+//! iteration-load allocation are not modelled.
 //!
 //! Why a set's own allocation is enough: removing a module from a node never raises any CPU's
 //! load at any later step (the sorted loads after each step are monotone in the sorted loads
@@ -115,49 +117,8 @@ struct Setup {
     /// Per node class, the most a node of it sends, and receives, over all its networks.
     link: Vec<f64>,
     /// Rows beyond covering and capacity: each bounds a module class's members on some node
-    /// classes (`hubs`); each says at most one node needs an object beside it (`Host`).
+    /// classes (`hubs`).
     hubs: Vec<Hub>,
-    hosts: Vec<Host>,
-}
-
-/// Objects that `set_traffic` takes as sharing the node of the modules they exchange with (a
-/// filter that may sit there, the module of a class of one): each sits on one node, so at
-/// most `cap` (their number) nodes of a sound mapping hold a set that needs one of them
-/// there, whose traffic with all of them elsewhere would exceed the node's links (`needs`).
-/// A row of the pattern LP. Unseen realistic 100/32 s163: a node of 8 simulations on eth
-/// alone sends 36.7 MB/s to their viewer and 16.9 to their gather, within its 48 MB/s
-/// either way but not both, so the row of the two says at most two such nodes.
-#[derive(Clone, Debug, PartialEq)]
-struct Host {
-    /// Per node class, per module class exchanging with the objects there: the class, and
-    /// the bytes per second each copy sends them and receives from them (the least over the
-    /// class's members) that `set_traffic` left out.
-    terms: Vec<Vec<(usize, f64, f64)>>,
-    cap: f64,
-}
-
-impl Host {
-    /// Whether a node of class `k` holding `set` ((module class, count) pairs) needs one of
-    /// the objects beside it: with its traffic with all of them, its own exceeds its links.
-    fn needs(&self, st_items: &[Item], link: f64, k: usize, set: &[(usize, u32)]) -> bool {
-        let t = &self.terms[k];
-        if t.is_empty() {
-            return false;
-        }
-        let (mut tx, mut rx) = (0.0, 0.0);
-        for &(c, q) in set {
-            let q = q as f64;
-            if let Some(it) = st_items.iter().find(|i| i.class == c) {
-                tx += q * it.tx;
-                rx += q * it.rx;
-            }
-            if let Some(&(_, a, b)) = t.iter().find(|e| e.0 == c) {
-                tx += q * a;
-                rx += q * b;
-            }
-        }
-        !(link_fits(tx, link) && link_fits(rx, link))
-    }
 }
 
 /// A row of the pattern LP (`hubs`): the modules of class `class` on nodes of the node
@@ -231,7 +192,7 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
     let members: Vec<Vec<usize>> = classes.into_iter().map(|c| c.members).collect();
     let link = link_caps(cluster, &node_classes);
     let (fmay, most_on) = set_traffic(app, cluster, an, &node_classes, &members, &mut items, &cpus, &link);
-    let (hubs, hosts) = hubs(app, cluster, an, &node_classes, &members, &items, &fmay, &most_on);
+    let hubs = hubs(app, cluster, an, &node_classes, &members, &items, &fmay, &most_on);
     // Orders: eq 7's for every set, and eq 8's per synchronous component (no predecessor).
     let mut orders: Vec<Vec<Vec<Item>>> = Vec::new();
     for its in &items {
@@ -252,7 +213,7 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
         }
         orders.push(per_node);
     }
-    Some(Setup { node_classes, members, items, orders, cpus, caps, sizes, link, hubs, hosts })
+    Some(Setup { node_classes, members, items, orders, cpus, caps, sizes, link, hubs })
 }
 
 /// Per node class, the most a node of it can send, and receive, in all: the sum of its
@@ -475,7 +436,7 @@ fn hubs(
     items: &[Vec<Item>],
     may: &[Vec<bool>],
     most_on: &[Vec<u32>],
-) -> (Vec<Hub>, Vec<Host>) {
+) -> Vec<Hub> {
     use petgraph::visit::EdgeRef;
     use petgraph::Direction;
     use std::collections::BTreeMap;
@@ -494,7 +455,6 @@ fn hubs(
     let mut sets: Vec<Vec<crate::model::NetworkId>> = all.iter().map(|&w| vec![w]).collect();
     sets.push(all);
     let mut rows: BTreeMap<(usize, Vec<bool>), f64> = BTreeMap::new();
-    let mut hosts: Vec<Host> = Vec::new();
     for h in app.graph.node_indices() {
         // (A module only where its class fits, its traffic within the links: `most_on`.)
         let hk: Vec<usize> =
@@ -502,15 +462,6 @@ fn hubs(
         if hk.is_empty() {
             continue;
         }
-        // Where `set_traffic` takes h as sharing its partners' node (a filter that may sit
-        // there; a module of a class of one that fits there).
-        let beside: Vec<bool> = (0..nk)
-            .map(|k| match class_of[h.index()] {
-                None => !app.object(h).is_module() && may[h.index()][k],
-                Some(c) => members[c].len() == 1 && most_on[k][c] >= 1,
-            })
-            .collect();
-        let mut terms: Vec<Vec<(usize, f64, f64)>> = vec![Vec::new(); nk];
         for dir in [Direction::Incoming, Direction::Outgoing] {
             let mut per: BTreeMap<usize, f64> = BTreeMap::new();
             for e in app.graph.edges_directed(h, dir) {
@@ -525,7 +476,7 @@ fn hubs(
             let near: BTreeSet<usize> = per.keys().filter_map(|&v| class_of[v]).collect();
             for d in near {
                 let ms = &members[d];
-                if class_of[h.index()] == Some(d) {
+                if class_of[h.index()] == Some(d) || ms.len() < 2 {
                     continue;
                 }
                 let r = ms
@@ -533,19 +484,6 @@ fn hubs(
                     .map(|&mi| per.get(&an.modules[mi].index()).copied().unwrap_or(0.0))
                     .fold(f64::INFINITY, f64::min);
                 if !(r.is_finite() && r > 0.0) {
-                    continue;
-                }
-                for k in (0..nk).filter(|&k| beside[k] && holds(k, d)) {
-                    let (a, b) = if dir == Direction::Incoming { (r, 0.0) } else { (0.0, r) };
-                    match terms[k].iter_mut().find(|e| e.0 == d) {
-                        Some(e) => {
-                            e.1 += a;
-                            e.2 += b;
-                        }
-                        None => terms[k].push((d, a, b)),
-                    }
-                }
-                if ms.len() < 2 {
                     continue;
                 }
                 for set in &sets {
@@ -580,53 +518,9 @@ fn hubs(
                 }
             }
         }
-        if terms.iter().any(|t| !t.is_empty()) {
-            for t in &mut terms {
-                t.sort_by_key(|e| e.0);
-            }
-            hosts.push(Host { terms, cap: 1.0 });
-        }
     }
-    // Per module class, the objects it exchanges with together, and each pair of them.
-    let mut groups: BTreeSet<Vec<usize>> = BTreeSet::new();
-    for d in 0..members.len() {
-        let g: Vec<usize> =
-            (0..hosts.len()).filter(|&i| hosts[i].terms.iter().any(|t| t.iter().any(|e| e.0 == d))).collect();
-        if g.len() >= 2 && g.len() <= GROUP {
-            for (a, &x) in g.iter().enumerate() {
-                for &y in &g[a + 1..] {
-                    groups.insert(vec![x, y]);
-                }
-            }
-            groups.insert(g);
-        }
-    }
-    for g in groups {
-        let mut terms: Vec<Vec<(usize, f64, f64)>> = vec![Vec::new(); nk];
-        for &i in &g {
-            for (k, t) in hosts[i].terms.iter().enumerate() {
-                for &(d, a, b) in t {
-                    match terms[k].iter_mut().find(|e| e.0 == d) {
-                        Some(e) => {
-                            e.1 += a;
-                            e.2 += b;
-                        }
-                        None => terms[k].push((d, a, b)),
-                    }
-                }
-            }
-        }
-        for t in &mut terms {
-            t.sort_by_key(|e| e.0);
-        }
-        hosts.push(Host { terms, cap: g.len() as f64 });
-    }
-    (rows.into_iter().map(|((class, on), cap)| Hub { class, on, cap }).collect(), hosts)
+    rows.into_iter().map(|((class, on), cap)| Hub { class, on, cap }).collect()
 }
-
-/// Objects a module class exchanges with, at most, for the host rows of their pairs and all
-/// of them (`hubs`).
-const GROUP: usize = 6;
 
 /// Whether the pattern bound and the packing searches apply to `cluster` (see `bound`).
 pub(super) fn in_scope(
@@ -674,7 +568,7 @@ pub(super) fn bound(
     stop: &mut impl TerminationCondition,
 ) -> Bounded {
     let end = Instant::now() + budget;
-    let Some(Setup { items, orders, cpus, caps, sizes, link, hubs, hosts, .. }) = setup(app, cluster, an, stop) else {
+    let Some(Setup { items, orders, cpus, caps, sizes, link, hubs, .. }) = setup(app, cluster, an, stop) else {
         return Bounded { bound: None, duals: None, cols: Columns::default(), done: false };
     };
     let nodes = cluster.nodes.len() as f64;
@@ -704,7 +598,7 @@ pub(super) fn bound(
         if stop.should_stop() || Instant::now() >= end {
             break;
         }
-        let rows = master(&cols, &caps, &sizes, &hubs, Some((&hosts, &items, &link)), nodes + 1.0);
+        let rows = master(&cols, &caps, &sizes, &hubs, nodes + 1.0);
         let left = end.saturating_duration_since(Instant::now());
         let Some((w, _)) = ipm_duals(&rows, left) else {
             break;
@@ -712,25 +606,7 @@ pub(super) fn bound(
         let (nc, nk) = (sizes.len(), items.len());
         let y: Vec<f64> = (0..nc).map(|c| w[c].max(0.0)).collect();
         let z: Vec<f64> = (0..hubs.len()).map(|j| w[nc + nk + j].max(0.0)).collect();
-        let zh: Vec<f64> = (0..hosts.len()).map(|j| w[nc + nk + hubs.len() + j].max(0.0)).collect();
         let yk = class_values(&y, &z, &hubs, nk);
-        // Per node class, the host rows with a positive multiplier: a pattern that needs one
-        // is worth that much less (`Search::penalty`).
-        let pen: Vec<Vec<Penalty>> = (0..nk)
-            .map(|k| {
-                hosts
-                    .iter()
-                    .zip(&zh)
-                    .filter(|(h, &z)| z > 1e-12 && !h.terms[k].is_empty())
-                    .map(|(h, &z)| Penalty { z, terms: h.terms[k].clone() })
-                    .collect()
-            })
-            .collect();
-        // A pattern's value as the LP counts it: Σ_c y_c a_pc less its host rows' multipliers.
-        let worth = |k: usize, p: &[(usize, u32)]| -> f64 {
-            let v: f64 = p.iter().map(|&(c, q)| yk[k][c] * q as f64).sum();
-            v - hosts.iter().zip(&zh).filter(|(h, _)| h.needs(&items[k], link[k], k, p)).map(|(_, z)| z).sum::<f64>()
-        };
         let mut added = 0;
         // Exact rounds price in two passes: a brief search on every node class first (a
         // column it finds is as good for the LP), then, only when none prices out and the
@@ -742,8 +618,7 @@ pub(super) fn bound(
         let mut short: Vec<(usize, usize)> = Vec::new();
         let mut take = |k: usize, value: f64, pattern: Vec<(usize, u32)>, tops: &mut [f64]| {
             tops[k] = tops[k].max(value);
-            // (The greedy pricing leaves the host rows out: the LP's own count decides.)
-            if !pattern.is_empty() && worth(k, &pattern) - w[nc + k].max(0.0) - 1.0 > 1e-7 {
+            if value - w[nc + k].max(0.0) - 1.0 > 1e-7 {
                 let p = (k, pattern);
                 if seen.insert(p.clone()) {
                     cols.push(p);
@@ -756,10 +631,9 @@ pub(super) fn bound(
             let floor = w[nc + k].max(0.0) + 1.0;
             for (o, order) in orders[k].iter().enumerate() {
                 if exact {
-                    let got =
-                        price(order, o == 0, &yk[k], &pen[k], cpus[k], link[k], floor, QUICK_NODES, end, &mut || {
-                            stop.should_stop()
-                        });
+                    let got = price(order, o == 0, &yk[k], cpus[k], link[k], floor, QUICK_NODES, end, &mut || {
+                        stop.should_stop()
+                    });
                     if !got.complete {
                         short.push((k, o));
                     }
@@ -788,8 +662,7 @@ pub(super) fn bound(
                     mu: (0..items.len()).map(|k| w[nc + k].max(0.0)).collect(),
                     y: y.clone(),
                     yk: yk.clone(),
-                    hub: z.iter().zip(&hubs).map(|(z, h)| z * h.cap).sum::<f64>()
-                        + zh.iter().zip(&hosts).map(|(z, h)| z * h.cap).sum::<f64>(),
+                    hub: z.iter().zip(&hubs).map(|(z, h)| z * h.cap).sum(),
                     under,
                     cols: Vec::new(),
                 });
@@ -816,18 +689,9 @@ pub(super) fn bound(
             let mut complete = true;
             for &(k, o) in &short {
                 let floor = w[nc + k].max(0.0) + 1.0;
-                let got = price(
-                    &orders[k][o],
-                    o == 0,
-                    &yk[k],
-                    &pen[k],
-                    cpus[k],
-                    link[k],
-                    floor,
-                    SEARCH_NODES,
-                    end,
-                    &mut || stop.should_stop(),
-                );
+                let got = price(&orders[k][o], o == 0, &yk[k], cpus[k], link[k], floor, SEARCH_NODES, end, &mut || {
+                    stop.should_stop()
+                });
                 complete &= got.complete;
                 ceils[k][o] = ceils[k][o].min(got.ceiling);
                 added += take(k, got.value, got.pattern, &mut tops);
@@ -881,8 +745,7 @@ pub struct Duals {
 /// one artificial per module class (cost `big`: more than any mapping, so the LP uses it only
 /// where no column covers the class); rows: per module class Σ a λ + s >= size, then per node
 /// class −Σ λ >= −|k|, then per hub row (`hubs`) −Σ_{p on its node classes} a_pd λ_p >= −cap,
-/// then per host row (`Host`, with the node classes' items and links) −Σ_{p needs it} λ_p >= −1.
-fn master(cols: &[Pattern], caps: &[f64], sizes: &[f64], hubs: &[Hub], hosts: Hosted, big: f64) -> Rows {
+fn master(cols: &[Pattern], caps: &[f64], sizes: &[f64], hubs: &[Hub], big: f64) -> Rows {
     let mut r =
         Rows { upper: Vec::new(), cost: Vec::new(), rows: Vec::new(), used: Vec::new(), terms: 0, blocks: Vec::new() };
     let mut cover: Vec<Vec<(usize, f64)>> = vec![Vec::new(); sizes.len()];
@@ -912,22 +775,8 @@ fn master(cols: &[Pattern], caps: &[f64], sizes: &[f64], hubs: &[Hub], hosts: Ho
         }
         r.ge(t, -h.cap);
     }
-    if let Some((hosts, items, link)) = hosts {
-        for h in hosts {
-            let t: Vec<(usize, f64)> = cols
-                .iter()
-                .enumerate()
-                .filter(|(_, (k, p))| h.needs(&items[*k], link[*k], *k, p))
-                .map(|(v, _)| (v, -1.0))
-                .collect();
-            r.ge(t, -h.cap);
-        }
-    }
     r
 }
-
-/// The host rows and what `Host::needs` asks of a node class: its items and links.
-type Hosted<'a> = Option<(&'a [Host], &'a [Vec<Item>], &'a [f64])>;
 
 /// Per node class, each module class's value in the pricing: y_c less the multipliers z of
 /// the hub rows on that node class for that module class (a pattern's reduced cost is
@@ -1029,7 +878,6 @@ fn price(
     order: &[Item],
     eq7: bool,
     y: &[f64],
-    pen: &[Penalty],
     cpus: usize,
     link: f64,
     floor: f64,
@@ -1039,19 +887,7 @@ fn price(
 ) -> Priced {
     let its: Vec<Item> = order.iter().filter(|i| y[i.class] > 1e-12).copied().collect();
     let full: Vec<usize> = order.iter().map(|i| i.class).collect();
-    let pens: Vec<(f64, Vec<(f64, f64)>)> = pen
-        .iter()
-        .map(|p| {
-            let per = its
-                .iter()
-                .map(|it| p.terms.iter().find(|e| e.0 == it.class).map_or((0.0, 0.0), |e| (e.1, e.2)))
-                .collect();
-            (p.z, per)
-        })
-        .collect();
     let mut s = Search {
-        pens,
-        ext: Vec::new(),
         full: eq7.then_some(order),
         at_full: its.iter().map(|i| full.iter().position(|&c| c == i.class).expect("an item of the order")).collect(),
         counts: vec![0; order.len()],
@@ -1080,14 +916,6 @@ fn price(
     p.sort_unstable();
     let ceiling = if s.complete { s.best } else { s.best.max(s.open) };
     Priced { value: s.best, pattern: p, complete: s.complete, ceiling }
-}
-
-/// A host row (`Host`) in the pricing of one node class: its multiplier z > 0 (a pattern that
-/// needs the object beside it is worth z less) and its terms on that node class.
-#[derive(Clone, Debug, PartialEq)]
-struct Penalty {
-    z: f64,
-    terms: Vec<(usize, f64, f64)>,
 }
 
 /// What a pricing search (`price`) found.
@@ -1231,11 +1059,6 @@ fn breaker_joins(order: &[Item], counts: &mut [u32], cpus: usize, link: f64, loa
 }
 
 struct Search<'a> {
-    /// Per host row with a positive multiplier (`Penalty`): the multiplier, and per item the
-    /// traffic each copy sends and receives with the object.
-    pens: Vec<(f64, Vec<(f64, f64)>)>,
-    /// Scratch of `penalty`, which the memo's key takes.
-    ext: Vec<f64>,
     /// Eq 7's order with every class (`price`'s `eq7`), where sets of one component need
     /// a breaker; each searched item's place in it; scratch counts and loads; the node's CPUs.
     full: Option<&'a [Item]>,
@@ -1365,31 +1188,8 @@ impl Search<'_> {
         breaker_joins(full, &mut self.counts, self.cpus, self.link, &mut self.scratch)
     }
 
-    /// The host rows' multipliers (`pens`) a set with these counts (`q` up to depth `j`) and
-    /// this traffic owes: the rows it needs, each by its object's traffic with the set beside
-    /// `Host::needs`'s (a hair stricter, so that the search never charges what the LP does
-    /// not). Into `ext`, per row, that traffic each way. Only grows as the set does.
-    fn penalty(&mut self, j: usize, tx: f64, rx: f64) -> f64 {
-        self.ext.clear();
-        let mut pen = 0.0;
-        for (z, per) in &self.pens {
-            let (mut a, mut b) = (0.0, 0.0);
-            for (&q, e) in self.q[..j].iter().zip(per) {
-                a += q as f64 * e.0;
-                b += q as f64 * e.1;
-            }
-            self.ext.extend([a, b]);
-            if !link_fits((tx + a) * (1.0 - 1e-12), self.link) || !link_fits((rx + b) * (1.0 - 1e-12), self.link) {
-                pen += z;
-            }
-        }
-        pen
-    }
-
-    fn run(&mut self, j: usize, loads: &[f64], raw: f64, tx: f64, rx: f64, cfg: Config) {
+    fn run(&mut self, j: usize, loads: &[f64], val: f64, tx: f64, rx: f64, cfg: Config) {
         self.nodes += 1;
-        // `raw`: Σ y per module; `val`: less the host rows owed (which only grow deeper).
-        let val = if self.pens.is_empty() { raw } else { raw - self.penalty(j, tx, rx) };
         if self.nodes > self.limit || (self.nodes.is_multiple_of(256) && (Instant::now() >= self.end || (self.halt)()))
         {
             // Cut short: this node's subtree is left unsearched.
@@ -1421,10 +1221,8 @@ impl Search<'_> {
         // better (each completion that fits here fits there: the allocation's monotonicity,
         // see the module's documentation).
         // Where sets of one component need a breaker (`full`), only among nodes whose sets
-        // need none: every completion of theirs that fits is a pattern. With host rows, by
-        // the value before them and the traffic with each row's object too: a completion
-        // needs no row there that it does not need here.
-        let w = c + 3 + 2 * self.pens.len();
+        // need none: every completion of theirs that fits is a pattern.
+        let w = c + 3;
         let memo = self.full.is_none() || cfg == Config::Other;
         if self.memo.len() <= j {
             self.memo.resize_with(j + 1, || (Vec::new(), 0));
@@ -1434,8 +1232,7 @@ impl Search<'_> {
         key.clear();
         key.extend_from_slice(loads);
         key.sort_by(f64::total_cmp);
-        key.extend([-raw, tx, rx]);
-        key.extend_from_slice(&self.ext);
+        key.extend([-val, tx, rx]);
         if memo && self.memo[j].0.chunks_exact(w).any(|e| e.iter().zip(&key).all(|(a, b)| a <= b)) {
             self.key[j] = key;
             return;
@@ -1455,10 +1252,9 @@ impl Search<'_> {
             }
             self.q[j] = q as u32;
             let next = if q > 0 { cfg.with(&it) } else { cfg };
-            self.run(j + 1, &states[q * c..(q + 1) * c], raw + q as f64 * self.y[it.class], qt, qr, next);
+            self.run(j + 1, &states[q * c..(q + 1) * c], val + q as f64 * self.y[it.class], qt, qr, next);
             if !self.complete {
-                // The fewer copies not yet tried are left unsearched too (bounded without
-                // the host rows they would owe: higher, still a bound).
+                // The fewer copies not yet tried are left unsearched too.
                 for q2 in (0..q).rev() {
                     let (t2, r2) = (tx + q2 as f64 * it.tx, rx + q2 as f64 * it.rx);
                     if link_fits(t2, self.link) && link_fits(r2, self.link) {
@@ -1677,7 +1473,6 @@ fn restrict(st: &Setup, slots: &[(usize, crate::model::NodeId)], chosen: &[usize
         sizes,
         link: st.link.clone(),
         hubs: Vec::new(),
-        hosts: Vec::new(),
     }
 }
 
@@ -2098,7 +1893,7 @@ fn residual_lp(
         if stop.should_stop() || Instant::now() >= end {
             return None;
         }
-        let rows = master(&cols, &capsf, &sizesf, &[], None, big);
+        let rows = master(&cols, &capsf, &sizesf, &[], big);
         let (w, x, _) = ipm_solve(&rows, end.saturating_duration_since(Instant::now()))?;
         let y: Vec<f64> = (0..nc).map(|c| w[c].max(0.0)).collect();
         let n = cols.len();
@@ -2116,7 +1911,6 @@ fn residual_lp(
                             order,
                             o == 0,
                             &y,
-                            &[],
                             st.cpus[k],
                             st.link[k],
                             mu + 1.0,
@@ -2301,19 +2095,11 @@ fn set_fits_exact(st: &Setup, k: usize, cnt: &[u32], loads: &mut Vec<f64>) -> bo
     }
 }
 
-/// Whether a packing (per slot its node class `ks` and its counts `cnt`) keeps every hub row
-/// and every host row.
+/// Whether a packing (per slot its node class `ks` and its counts `cnt`) keeps every hub row.
 fn hubs_hold(st: &Setup, ks: &[usize], cnt: &[Vec<u32>]) -> bool {
     st.hubs.iter().all(|h| {
         let n: u32 = ks.iter().zip(cnt).filter(|(&k, _)| h.on[k]).map(|(_, c)| c[h.class]).sum();
         n as f64 <= h.cap + 1e-9
-    }) && st.hosts.iter().all(|h| {
-        let mut needing = 0;
-        for (&k, c) in ks.iter().zip(cnt) {
-            let set: Vec<(usize, u32)> = c.iter().enumerate().filter(|e| *e.1 > 0).map(|(c, &q)| (c, q)).collect();
-            needing += usize::from(h.needs(&st.items[k], st.link[k], k, &set));
-        }
-        needing as f64 <= h.cap + 1e-9
     })
 }
 
@@ -2709,33 +2495,14 @@ mod tests {
     /// The best value of `its` on `loads` by brute force (every count of every class, in
     /// `its`' order), each item's traffic (`tx`, `rx`) summed within `link` as well.
     fn brute_best_linked(loads: &[f64], its: &[Item], y: &[f64], link: f64) -> f64 {
-        brute_best_charged(loads, its, y, link, &[])
-    }
-
-    /// `brute_best_linked`, each set charged z per host row (`Penalty`) whose traffic with the
-    /// set beside its own exceeds `link` (`Host::needs`).
-    fn brute_best_charged(loads: &[f64], its: &[Item], y: &[f64], link: f64, pen: &[Penalty]) -> f64 {
         let mut best = 0.0f64;
         let mut q = vec![0u32; its.len()];
         loop {
             let mut l = loads.to_vec();
             let tx: f64 = its.iter().zip(&q).map(|(it, &k)| it.tx * k as f64).sum();
             let rx: f64 = its.iter().zip(&q).map(|(it, &k)| it.rx * k as f64).sum();
-            if link_fits(tx, link)
-                && link_fits(rx, link)
-                && its.iter().zip(&q).all(|(it, &k)| (0..k).all(|_| place(&mut l, it)))
-            {
-                let mut v: f64 = its.iter().zip(&q).map(|(it, &k)| y[it.class] * k as f64).sum();
-                for p in pen {
-                    let (a, b) = its.iter().zip(&q).fold((tx, rx), |(a, b), (it, &k)| {
-                        let e = p.terms.iter().find(|e| e.0 == it.class).map_or((0.0, 0.0), |e| (e.1, e.2));
-                        (a + e.0 * k as f64, b + e.1 * k as f64)
-                    });
-                    if !(link_fits(a, link) && link_fits(b, link)) {
-                        v -= p.z;
-                    }
-                }
-                best = best.max(v);
+            if tx <= link && rx <= link && its.iter().zip(&q).all(|(it, &k)| (0..k).all(|_| place(&mut l, it))) {
+                best = best.max(its.iter().zip(&q).map(|(it, &k)| y[it.class] * k as f64).sum());
             }
             let mut i = 0;
             while i < q.len() && q[i] == its[i].size {
@@ -2749,23 +2516,6 @@ mod tests {
         }
     }
 
-    /// `random_problems` on idle CPUs (numbered as there), each item's traffic each way none
-    /// with probability `none`, else uniform below `scale`.
-    fn linked_problems(n: usize, rnd: &mut impl FnMut() -> f64, none: f64, scale: f64) -> Vec<(usize, Problem)> {
-        let mut out = Vec::new();
-        for (i, (loads, mut its, y)) in random_problems(n).into_iter().enumerate() {
-            if loads.iter().any(|&l| l > 0.0) {
-                continue;
-            }
-            for it in &mut its {
-                it.tx = if rnd() < none { 0.0 } else { scale * rnd() };
-                it.rx = if rnd() < none { 0.0 } else { scale * rnd() };
-            }
-            out.push((i, (loads, its, y)));
-        }
-        out
-    }
-
     #[test]
     fn price_keeps_within_the_links() {
         // Random traffic per copy (some none) and a node's links that take some of it: the
@@ -2773,18 +2523,25 @@ mod tests {
         let far = Instant::now() + Duration::from_secs(60);
         let mut rnd = uniform(0x5eed_0011);
         let mut bound = 0;
-        for (n, (loads, its, y)) in linked_problems(1500, &mut rnd, 0.3, 1.0) {
+        for (n, (loads, mut its, y)) in random_problems(1500).into_iter().enumerate() {
+            if loads.iter().any(|&l| l > 0.0) {
+                continue;
+            }
+            for it in &mut its {
+                it.tx = if rnd() < 0.3 { 0.0 } else { rnd() };
+                it.rx = if rnd() < 0.3 { 0.0 } else { rnd() };
+            }
             let link = 0.2 + 2.0 * rnd();
             let best = brute_best_linked(&loads, &its, &y, link);
             bound += usize::from(best + 1e-9 < brute_best(&loads, &its, &y));
-            let got = price(&its, false, &y, &[], loads.len(), link, 0.0, SEARCH_NODES, far, &mut || false);
+            let got = price(&its, false, &y, loads.len(), link, 0.0, SEARCH_NODES, far, &mut || false);
             let (v, p, complete) = (got.value, got.pattern, got.complete);
             assert!(complete);
             assert_eq!(got.ceiling, v);
             assert!((v - best).abs() < 1e-9, "problem {n}: {v} vs {best}");
             // Cut short after 1 to 40 search nodes: the ceiling still bounds the best.
             for limit in [1, 3, 10, 40] {
-                let got = price(&its, false, &y, &[], loads.len(), link, 0.0, limit, far, &mut || false);
+                let got = price(&its, false, &y, loads.len(), link, 0.0, limit, far, &mut || false);
                 assert!(
                     got.value <= best + 1e-9 && got.ceiling >= best - 1e-9,
                     "problem {n}, {limit} nodes: {got:?} vs {best}"
@@ -2799,46 +2556,6 @@ mod tests {
         }
         // The links bind on some of them.
         assert!(bound > 100, "{bound}");
-    }
-
-    #[test]
-    fn price_charges_the_host_rows_a_set_needs() {
-        // Random traffic per copy, a node's links, and one or two host rows whose objects
-        // exchange more with some classes (`Penalty`): the pricing search's best value is the
-        // brute force's, Σ y per module less z per row whose traffic with the set beside the
-        // set's own exceeds the links (`Host::needs`).
-        let far = Instant::now() + Duration::from_secs(60);
-        let mut rnd = uniform(0x5eed_0042);
-        let mut charged = 0;
-        for (n, (loads, its, y)) in linked_problems(800, &mut rnd, 0.4, 0.5) {
-            let link = 0.5 + 2.0 * rnd();
-            let rows = 1 + usize::from(rnd() < 0.5);
-            let mut pen: Vec<Penalty> = Vec::new();
-            for _ in 0..rows {
-                let z = 0.2 + 2.0 * rnd();
-                let mut terms = Vec::new();
-                for it in &its {
-                    if rnd() < 0.6 {
-                        let a = 0.6 * rnd();
-                        let b = if rnd() < 0.5 { 0.0 } else { 0.6 * rnd() };
-                        terms.push((it.class, a, b));
-                    }
-                }
-                pen.push(Penalty { z, terms });
-            }
-            let best = brute_best_charged(&loads, &its, &y, link, &pen);
-            charged += usize::from(best + 1e-9 < brute_best_linked(&loads, &its, &y, link));
-            let got = price(&its, false, &y, &pen, loads.len(), link, 0.0, SEARCH_NODES, far, &mut || false);
-            assert!(got.complete);
-            assert!((got.value - best).abs() < 1e-9, "problem {n}: {} vs {best}", got.value);
-            // Cut short, the ceiling still bounds the best.
-            for limit in [1, 5, 30] {
-                let got = price(&its, false, &y, &pen, loads.len(), link, 0.0, limit, far, &mut || false);
-                assert!(got.ceiling >= best - 1e-9, "problem {n}, {limit} nodes: {got:?} vs {best}");
-            }
-        }
-        // The rows cost something on some of them.
-        assert!(charged > 50, "{charged}");
     }
 
     #[test]
@@ -2867,8 +2584,7 @@ mod tests {
             let best = brute_best(&loads, &its, &y);
             // A floor below the best, and one above it.
             for floor in [0.0, best * 0.5, best + 0.25] {
-                let got =
-                    price(&its, false, &y, &[], loads.len(), f64::INFINITY, floor, SEARCH_NODES, far, &mut || false);
+                let got = price(&its, false, &y, loads.len(), f64::INFINITY, floor, SEARCH_NODES, far, &mut || false);
                 let (v, p, complete) = (got.value, got.pattern, got.complete);
                 assert!(complete);
                 assert_eq!(got.ceiling, v);
@@ -2885,7 +2601,7 @@ mod tests {
                 }
                 // A brief search (`QUICK_NODES` in `bound`; 20 search nodes here): never
                 // above the best, and what it returns is worth its value and fits.
-                let got = price(&its, false, &y, &[], loads.len(), f64::INFINITY, floor, 20, far, &mut || false);
+                let got = price(&its, false, &y, loads.len(), f64::INFINITY, floor, 20, far, &mut || false);
                 let (v, p, complete) = (got.value, got.pattern, got.complete);
                 assert!(v <= best.max(floor) + 1e-9, "problem {n}: brief {v} above {best}");
                 // Its ceiling bounds the best, whatever the search left (`bound` certifies
@@ -2986,7 +2702,6 @@ mod tests {
             sizes: vec![1.0, 1.0, z_size as f64],
             link: vec![f64::INFINITY],
             hubs: Vec::new(),
-            hosts: Vec::new(),
         }
     }
 
@@ -3008,13 +2723,13 @@ mod tests {
             let y = [1.0, 1.0, 0.0];
             let far = Instant::now() + Duration::from_secs(60);
             let eq7 = &st.orders[0][0];
-            let got = price(eq7, true, &y, &[], 1, f64::INFINITY, 0.0, SEARCH_NODES, far, &mut || false);
+            let got = price(eq7, true, &y, 1, f64::INFINITY, 0.0, SEARCH_NODES, far, &mut || false);
             assert_eq!(got.value, if joins { 2.0 } else { 1.0 }, "z u {z_u}");
             assert!(got.complete);
             let (value, _, _) = greedy(eq7, true, &y, 1, f64::INFINITY, &mut 7);
             assert_eq!(value, if joins { 2.0 } else { 1.0 }, "z u {z_u}");
             // Without the breaker rule: 2 whatever z.
-            let got = price(eq7, false, &y, &[], 1, f64::INFINITY, 0.0, SEARCH_NODES, far, &mut || false);
+            let got = price(eq7, false, &y, 1, f64::INFINITY, 0.0, SEARCH_NODES, far, &mut || false);
             assert_eq!(got.value, 2.0);
         }
     }
