@@ -459,70 +459,18 @@ pub fn repair_from(
             m.placement[o.index()] = Placement { node: n, cpu: None };
         }
     }
-    let bytes = edge_bytes(cx, None);
     for o in g.node_indices() {
         if cx.app.object(o).is_module() || fixed(o) {
             continue;
         }
-        if let Some(n) = filter_node(cx, &m, o, &bytes) {
+        let near = g.neighbors_undirected(o).find(|&b| cx.app.object(b).is_module()).map(|b| m.node_of(b));
+        if let Some(n) = near.filter(|n| cx.an.domain[o.index()].contains(n)) {
             m.placement[o.index()] = Placement { node: n, cpu: None };
         }
     }
+    let bytes = edge_bytes(cx, None);
     route_all(cx, &mut m, &bytes);
     walk(cx, m, seed, usize::MAX, None, MAX_KICKS, stacking, stop)
-}
-
-/// A node for filter `o` beside the modules placed in `m`: of its neighbours' nodes in its
-/// domain, the one whose links its traffic with the neighbours elsewhere (`bytes`) loads
-/// least: per network, what must cross it (neighbours whose node shares only that network
-/// with the candidate) over its bandwidth, and all of it over the candidate's bandwidths in
-/// all, each way; the most of these. (Until the twenty-first session the first neighbour's
-/// node: unseen realistic 100/32 s163's packings put a broadcast to 24 simulations on an
-/// eth-only node, 71 MB/s out on a 48 MB/s link, and every walk from them failed.)
-fn filter_node(cx: Ctx, m: &Mapping, o: ObjectId, bytes: &[f64]) -> Option<NodeId> {
-    let g = &cx.app.graph;
-    let cluster = cx.cluster;
-    let dom = &cx.an.domain[o.index()];
-    let mut cands: Vec<NodeId> = g.neighbors_undirected(o).map(|b| m.node_of(b)).filter(|n| dom.contains(n)).collect();
-    cands.sort();
-    cands.dedup();
-    let mut best: Option<(f64, NodeId)> = None;
-    for &n in &cands {
-        let nets = &cluster.node(n).networks;
-        let mut forced = vec![[0.0f64; 2]; cluster.networks.len()];
-        let mut all = [0.0f64; 2];
-        let mut cut = 0.0;
-        for (dir, way) in [(Direction::Incoming, 0), (Direction::Outgoing, 1)] {
-            for e in g.edges_directed(o, dir) {
-                let b = if way == 0 { e.source() } else { e.target() };
-                if b == o {
-                    continue;
-                }
-                let at = m.node_of(b);
-                if at == n {
-                    continue;
-                }
-                let x = bytes[e.id().index()];
-                let shared: Vec<NetworkId> = nets.iter().copied().filter(|&w| cluster.on_network(at, w)).collect();
-                match shared.as_slice() {
-                    [] => cut += 1.0,
-                    [w] => forced[w.ix()][way] += x,
-                    _ => {}
-                }
-                all[way] += x;
-            }
-        }
-        let cap: f64 = nets.iter().map(|&w| cluster.network(w).bandwidth).sum();
-        let mut score = all[0].max(all[1]) / cap.max(1e-300) + cut;
-        for &w in nets {
-            let bw = cluster.network(w).bandwidth.max(1e-300);
-            score = score.max(forced[w.ix()][0].max(forced[w.ix()][1]) / bw);
-        }
-        if best.is_none_or(|(s, _)| score < s) {
-            best = Some((score, n));
-        }
-    }
-    best.map(|e| e.1)
 }
 
 /// The walk of `repair`, on the nodes `allowed` only (all if None), giving up after
