@@ -250,6 +250,17 @@ fn link_fits(used: f64, cap: f64) -> bool {
 /// 100x, 15 and no proof with its own (a gather of 24 simulations' 275 MB/s cannot sit on a
 /// node whose one network carries 74 MB/s beside the 8 a node there holds).
 #[allow(clippy::too_many_arguments)]
+/// Per application object, its module class (None for filters and unclassed objects).
+fn class_of_objects(app: &Application, an: &Analysis, members: &[Vec<usize>]) -> Vec<Option<usize>> {
+    let mut class_of: Vec<Option<usize>> = vec![None; app.graph.node_count()];
+    for (c, ms) in members.iter().enumerate() {
+        for &mi in ms {
+            class_of[an.modules[mi].index()] = Some(c);
+        }
+    }
+    class_of
+}
+
 fn set_traffic(
     app: &Application,
     cluster: &Cluster,
@@ -264,12 +275,7 @@ fn set_traffic(
     use petgraph::Direction;
     let nk = node_classes.len();
     let objects = app.graph.node_count();
-    let mut class_of: Vec<Option<usize>> = vec![None; objects];
-    for (c, ms) in members.iter().enumerate() {
-        for &mi in ms {
-            class_of[an.modules[mi].index()] = Some(c);
-        }
-    }
+    let class_of = class_of_objects(app, an, members);
     let mut k_of = vec![usize::MAX; cluster.nodes.len()];
     for (k, ns) in node_classes.iter().enumerate() {
         for n in ns {
@@ -443,12 +449,7 @@ fn hubs(
     let nk = node_classes.len();
     let nets: Vec<Vec<crate::model::NetworkId>> =
         node_classes.iter().map(|ns| cluster.node(ns[0]).networks.clone()).collect();
-    let mut class_of: Vec<Option<usize>> = vec![None; app.graph.node_count()];
-    for (c, ms) in members.iter().enumerate() {
-        for &mi in ms {
-            class_of[an.modules[mi].index()] = Some(c);
-        }
-    }
+    let class_of = class_of_objects(app, an, members);
     let holds = |k: usize, d: usize| items[k].iter().any(|it| it.class == d);
     // Network sets: each network alone, then all.
     let all: Vec<crate::model::NetworkId> = (0..cluster.networks.len() as u32).map(crate::model::NetworkId).collect();
