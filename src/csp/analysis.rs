@@ -554,7 +554,8 @@ impl Analysis {
     }
 
     /// Per object, the other objects that share its node in every sound mapping (an edge no
-    /// network can carry; `presolve::must_share`), ascending; empty for most.
+    /// network can carry, or whose transfer a requirement's loop or path cannot afford;
+    /// `presolve::must_share`), ascending; empty for most.
     pub fn must_share(&self, app: &Application, cluster: &Cluster) -> Vec<Vec<crate::model::ObjectId>> {
         super::presolve::must_share(app, cluster, self)
     }

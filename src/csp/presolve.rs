@@ -330,33 +330,12 @@ fn requirement_bounds(app: &Application, cluster: &Cluster, an: &Analysis) -> (V
                 }
             }
             Requirement::MaxLatency { path, max_s, .. } => {
-                // Lower bound of eq 11: every module's T_it at its lower bound, and the cheapest
-                // transfer between consecutive objects that can never share a node.
-                let mut lb = 0.0;
+                let lb = latency_lo(app, cluster, an, path);
                 let mut count: BTreeMap<usize, usize> = BTreeMap::new();
                 for &o in path {
                     if let Some(mi) = an.module_of[o.index()] {
-                        lb += an.tit_lo[mi];
                         *count.entry(mi).or_default() += 1;
                     }
-                }
-                for w in path.windows(2) {
-                    let (da, db) = (&an.domain[w[0].index()], &an.domain[w[1].index()]);
-                    if da.iter().any(|n| db.contains(n)) {
-                        continue;
-                    }
-                    lb += app
-                        .graph
-                        .edges_connecting(w[0], w[1])
-                        .map(|e| {
-                            cluster
-                                .networks
-                                .iter()
-                                .map(|k| e.weight().volume / k.bandwidth + k.latency)
-                                .fold(f64::INFINITY, f64::min)
-                        })
-                        .filter(|t| t.is_finite())
-                        .fold(0.0, f64::max);
                 }
                 for (&mi, &c) in &count {
                     let b = (max_s - lb + c as f64 * an.tit_lo[mi]) / c as f64;
@@ -384,6 +363,81 @@ fn requirement_bounds(app: &Application, cluster: &Cluster, an: &Analysis) -> (V
         }
     }
     (bound, origin)
+}
+
+/// Lower bound of eq 11 on `path`: every module's T_it at its lower bound, and the cheapest
+/// transfer between consecutive objects that can never share a node.
+fn latency_lo(app: &Application, cluster: &Cluster, an: &Analysis, path: &[ObjectId]) -> f64 {
+    let mut lb: f64 = path.iter().filter_map(|o| an.module_of[o.index()]).map(|mi| an.tit_lo[mi]).sum();
+    for w in path.windows(2) {
+        let (da, db) = (&an.domain[w[0].index()], &an.domain[w[1].index()]);
+        if da.iter().any(|n| db.contains(n)) {
+            continue;
+        }
+        lb += app
+            .graph
+            .edges_connecting(w[0], w[1])
+            .map(|e| cheapest_transfer(cluster, e.weight().volume))
+            .filter(|t| t.is_finite())
+            .fold(0.0, f64::max);
+    }
+    lb
+}
+
+/// Vol / BW + L on the network that makes it least.
+fn cheapest_transfer(cluster: &Cluster, volume: f64) -> f64 {
+    cluster.networks.iter().map(|k| volume / k.bandwidth + k.latency).fold(f64::INFINITY, f64::min)
+}
+
+/// Per latency requirement (eq 11), the consecutive pairs of modules on its path that may
+/// share a node, each with the least its transfer takes when they do not (the cheapest
+/// network; the least over the edges joining them). A set of such pairs whose transfers
+/// cannot all be cut in a sound mapping when `cut_breaks` says so (`latency_lo` plus their
+/// sum over the bound): one of them shares a node.
+pub(crate) fn latency_pairs(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<LatencyPairs> {
+    let mut out = Vec::new();
+    for r in &app.requirements {
+        let Requirement::MaxLatency { path, max_s, .. } = r else { continue };
+        let lo = latency_lo(app, cluster, an, path);
+        let mut pairs = Vec::new();
+        for w in path.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            let (da, db) = (&an.domain[a.index()], &an.domain[b.index()]);
+            if an.module_of[a.index()].is_none()
+                || an.module_of[b.index()].is_none()
+                || !da.iter().any(|n| db.contains(n))
+            {
+                continue;
+            }
+            let c = app
+                .graph
+                .edges_connecting(a, b)
+                .map(|e| cheapest_transfer(cluster, e.weight().volume))
+                .fold(f64::INFINITY, f64::min);
+            if c.is_finite() && c > 0.0 {
+                pairs.push((a, b, c));
+            }
+        }
+        out.push(LatencyPairs { lo, max_s: *max_s, pairs });
+    }
+    out
+}
+
+/// A latency requirement's pairs (`latency_pairs`).
+pub(crate) struct LatencyPairs {
+    /// `latency_lo` of the path, and the bound, seconds.
+    pub lo: f64,
+    pub max_s: f64,
+    /// (module, next module on the path, least transfer when on two nodes, seconds).
+    pub pairs: Vec<(ObjectId, ObjectId, f64)>,
+}
+
+impl LatencyPairs {
+    /// Whether cutting pairs whose transfers sum to `cut` seconds breaks the bound (with the
+    /// presolve's tolerance: never when a sound mapping could).
+    pub fn cut_breaks(&self, cut: f64) -> bool {
+        over(self.lo + cut, self.max_s)
+    }
 }
 
 /// Seconds as milliseconds, three decimals.
@@ -445,7 +499,9 @@ pub fn describe(app: &Application, an: &Analysis, o: ObjectId, cause: &Cause) ->
 /// whose traffic at its lowest rate (`Analysis::rate_lo`) is more than any network's bandwidth
 /// (eq 9–10: no route carries it alone, so rule 4 leaves it only the local route), and of an
 /// edge of a synchronous loop whose cheapest transfer would take the loop's period past a
-/// requirement's bound (rules 2–3 with eq 5). Per object, the other members of its group,
+/// requirement's bound (rules 2–3 with eq 5), and of two consecutive modules of a latency
+/// path whose cheapest transfer alone takes the path past its bound (rule 3 with eq 11,
+/// `latency_pairs`). Per object, the other members of its group,
 /// ascending (empty for an object bound to none).
 pub(crate) fn must_share(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<Vec<ObjectId>> {
     use petgraph::unionfind::UnionFind;
@@ -479,12 +535,20 @@ pub(crate) fn must_share(app: &Application, cluster: &Cluster, an: &Analysis) ->
                 let edges = an.inputs[m].iter().filter(|x| x.source == prev).flat_map(|x| &x.paths).flatten();
                 for &e in edges {
                     let v = app.graph[e].volume;
-                    let t = cluster.networks.iter().map(|k| v / k.bandwidth + k.latency).fold(f64::INFINITY, f64::min);
+                    let t = cheapest_transfer(cluster, v);
                     if over(own + t, b) {
                         let (x, y) = app.graph.edge_endpoints(e).expect("edge");
                         bound |= uf.union(x.index(), y.index());
                     }
                 }
+            }
+        }
+    }
+    // A pair on a latency path whose transfer alone breaks the bound (eq 11).
+    for lp in latency_pairs(app, cluster, an) {
+        for &(a, b, c) in &lp.pairs {
+            if lp.cut_breaks(c) {
+                bound |= uf.union(a.index(), b.index());
             }
         }
     }

@@ -119,6 +119,10 @@ struct Setup {
     /// Rows beyond covering and capacity: each bounds a module class's members on some node
     /// classes (`hubs`).
     hubs: Vec<Hub>,
+    /// Disjunctions from latency paths (`together`): in a sound mapping, for each, some node
+    /// holds both module classes of one of its pairs (two members when they are one class).
+    /// Checked on packings, not in the LP.
+    together: Vec<Vec<(usize, usize)>>,
 }
 
 /// A row of the pattern LP (`hubs`): the modules of class `class` on nodes of the node
@@ -193,6 +197,7 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
     let link = link_caps(cluster, &node_classes);
     let (fmay, most_on) = set_traffic(app, cluster, an, &node_classes, &members, &mut items, &cpus, &link);
     let hubs = hubs(app, cluster, an, &node_classes, &members, &items, &fmay, &most_on);
+    let together = together(app, cluster, an, &members);
     // Orders: eq 7's for every set, and eq 8's per synchronous component (no predecessor).
     let mut orders: Vec<Vec<Vec<Item>>> = Vec::new();
     for its in &items {
@@ -213,7 +218,7 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
         }
         orders.push(per_node);
     }
-    Some(Setup { node_classes, members, items, orders, cpus, caps, sizes, link, hubs })
+    Some(Setup { node_classes, members, items, orders, cpus, caps, sizes, link, hubs, together })
 }
 
 /// Per node class, the most a node of it can send, and receive, in all: the sum of its
@@ -250,6 +255,41 @@ fn link_fits(used: f64, cap: f64) -> bool {
 /// 100x, 15 and no proof with its own (a gather of 24 simulations' 275 MB/s cannot sit on a
 /// node whose one network carries 74 MB/s beside the 8 a node there holds).
 #[allow(clippy::too_many_arguments)]
+/// The latency paths' disjunctions (`Setup::together`): per requirement whose pairs'
+/// transfers cannot all be cut (`presolve::latency_pairs`), the fewest of its pairs of
+/// classed modules, heaviest transfer first, whose transfers together break the bound, as
+/// pairs of module classes. Each holds in every sound mapping: not all of those pairs are
+/// on two nodes. Unseen realistic 100/32 s132: source -> sim[5] -> particles[1] within
+/// 80.069 ms, the T_it at least 3 x 26.14 ms, the two transfers at least 0.339 and 1.616 ms
+/// (eth): packings that put the sims on one node and the source and particles on another
+/// walked to 80.376 ms.
+fn together(app: &Application, cluster: &Cluster, an: &Analysis, members: &[Vec<usize>]) -> Vec<Vec<(usize, usize)>> {
+    let class_of = class_of_objects(app, an, members);
+    let mut out = Vec::new();
+    for lp in crate::csp::presolve::latency_pairs(app, cluster, an) {
+        let mut ps: Vec<(f64, usize, usize)> =
+            lp.pairs.iter().filter_map(|&(a, b, c)| Some((c, class_of[a.index()]?, class_of[b.index()]?))).collect();
+        ps.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+        let mut cut = 0.0;
+        for i in 0..ps.len() {
+            cut += ps[i].0;
+            if lp.cut_breaks(cut) {
+                let mut d: Vec<(usize, usize)> = ps[..=i].iter().map(|x| (x.1.min(x.2), x.1.max(x.2))).collect();
+                d.sort_unstable();
+                d.dedup();
+                out.push(d);
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Whether some slot holds both classes of one of `pairs` (two of a class paired with itself).
+fn together_holds(pairs: &[(usize, usize)], cnt: &[Vec<u32>]) -> bool {
+    cnt.iter().any(|c| pairs.iter().any(|&(a, b)| if a == b { c[a] >= 2 } else { c[a] >= 1 && c[b] >= 1 }))
+}
+
 /// Per application object, its module class (None for filters and unclassed objects).
 fn class_of_objects(app: &Application, an: &Analysis, members: &[Vec<usize>]) -> Vec<Option<usize>> {
     let mut class_of: Vec<Option<usize>> = vec![None; app.graph.node_count()];
@@ -1362,9 +1402,20 @@ fn pack_counts(
             weight[it.class] = weight[it.class].max(it.size as f64 * (it.ld + it.u));
         }
     }
+    // The classes of latency disjunctions first (each is checked once its classes are
+    // placed), then the fewest allowed slots first, the heaviest first.
+    let mut late = vec![true; nc];
+    for &(a, b) in st.together.iter().flatten() {
+        late[a] = false;
+        late[b] = false;
+    }
     let mut order: Vec<usize> = (0..nc).collect();
     order.sort_by(|&a, &b| {
-        allowed[a].len().cmp(&allowed[b].len()).then(weight[b].total_cmp(&weight[a])).then(a.cmp(&b))
+        late[a]
+            .cmp(&late[b])
+            .then(allowed[a].len().cmp(&allowed[b].len()))
+            .then(weight[b].total_cmp(&weight[a]))
+            .then(a.cmp(&b))
     });
     // The reduced-cost argument needs the same classes (the setup is deterministic).
     let duals = duals.filter(|d| d.y.len() == nc && d.mu.len() == st.node_classes.len());
@@ -1392,6 +1443,7 @@ fn pack_counts(
         loads: Vec::new(),
         future: Vec::new(),
         depth: 0,
+        due: Vec::new(),
     };
     // Restarts (limits by the Luby sequence, after the first run each with the classes of
     // equal reach in a perturbed order and the node classes in a shuffled order): packings
@@ -1412,7 +1464,10 @@ fn pack_counts(
         if r > 0 {
             let noise: Vec<f64> = (0..nc).map(|_| 0.5 + rnd()).collect();
             p.order.sort_by(|&a, &b| {
-                allowed[a].len().cmp(&allowed[b].len()).then((weight[b] * noise[b]).total_cmp(&(weight[a] * noise[a])))
+                late[a]
+                    .cmp(&late[b])
+                    .then(allowed[a].len().cmp(&allowed[b].len()))
+                    .then((weight[b] * noise[b]).total_cmp(&(weight[a] * noise[a])))
             });
             for (c, sl) in p.allowed.iter_mut().enumerate() {
                 let rank: Vec<f64> = (0..st.node_classes.len()).map(|_| rnd()).collect();
@@ -1421,6 +1476,7 @@ fn pack_counts(
             }
         }
         p.future = futures(st, &p.slots, &p.order);
+        p.due = dues(st, &p.order);
         p.run = 0;
         p.limit = limit;
         p.cut = false;
@@ -1474,6 +1530,7 @@ fn restrict(st: &Setup, slots: &[(usize, crate::model::NodeId)], chosen: &[usize
         sizes,
         link: st.link.clone(),
         hubs: Vec::new(),
+        together: Vec::new(),
     }
 }
 
@@ -1553,11 +1610,41 @@ pub fn pack_local(
                     tabu[d][s] = step + 5 + rnd() % 10;
                 }
             }
+            let mut directed = false;
             if whole {
-                if hubs_hold(&st, &ks, &cnt) {
+                if rows_hold(&st, &ks, &cnt) {
                     return Packing::Found(at_of(&st, &slots, &cnt, an.modules.len()));
                 }
-                // A hub or host row broken: one module of a random node back to the pool.
+                // A latency disjunction broken: a module of one class of one of its pairs
+                // joins a node of the other's, whose modules of other classes leave at
+                // random until its set fits (they may not come back for a while).
+                if let Some(d) = st.together.iter().find(|d| !together_holds(d, &cnt)) {
+                    let (a, b) = d[rnd() as usize % d.len()];
+                    let (x, y) = if rnd() % 2 == 0 { (a, b) } else { (b, a) };
+                    let to: Vec<usize> = allowed[y].iter().copied().filter(|&t| cnt[t][x] > 0).collect();
+                    let from: Vec<usize> = (0..slots.len()).filter(|&f| cnt[f][y] > 0).collect();
+                    if !to.is_empty() && !from.is_empty() {
+                        let (t, f) = (to[rnd() as usize % to.len()], from[rnd() as usize % from.len()]);
+                        cnt[f][y] -= 1;
+                        cnt[t][y] += 1;
+                        while !set_fits(&st, slots[t].0, &cnt[t], &mut loads) {
+                            let keep = |e: usize, q: u32| if e == x || e == y { q > 1 } else { q > 0 };
+                            let on: Vec<usize> = (0..nc).filter(|&e| keep(e, cnt[t][e])).collect();
+                            if on.is_empty() {
+                                break;
+                            }
+                            let e = on[rnd() as usize % on.len()];
+                            cnt[t][e] -= 1;
+                            pool[e] += 1;
+                            left += 1;
+                            tabu[e][t] = step + 5 + rnd() % 10;
+                        }
+                        directed = true;
+                    }
+                }
+            }
+            if whole && !directed {
+                // A hub row broken: one module of a random node back to the pool.
                 let used: Vec<usize> = (0..slots.len()).filter(|&s| cnt[s].iter().any(|&q| q > 0)).collect();
                 let s = used[rnd() as usize % used.len()];
                 let on: Vec<usize> = (0..nc).filter(|&c| cnt[s][c] > 0).collect();
@@ -1570,6 +1657,9 @@ pub fn pack_local(
         }
         if step > max_steps || (step.is_multiple_of(256) && (Instant::now() >= end || stop.should_stop())) {
             return Packing::Unknown;
+        }
+        if left == 0 {
+            continue;
         }
         // The class: a random module of the pool (classes weighted by what waits).
         let mut r = rnd() % left as u64;
@@ -1716,7 +1806,7 @@ pub fn pack_local(
                             full[s].clone_from(&sc[i]);
                         }
                         if (0..slots.len()).all(|s| set_fits_exact(&st, slots[s].0, &full[s], &mut loads))
-                            && hubs_hold(&st, &ks, &full)
+                            && rows_hold(&st, &ks, &full)
                         {
                             return Packing::Found(at_of(&st, &slots, &full, an.modules.len()));
                         }
@@ -1849,7 +1939,7 @@ pub fn pack_dive(
         // Checked as `pack`'s are (the cut sets are patterns by monotonicity; whole, each
         // as the verifier orders it).
         let ks: Vec<usize> = slots.iter().map(|e| e.0).collect();
-        if (0..slots.len()).all(|s| set_fits_exact(&st, slots[s].0, &cnt[s], &mut loads)) && hubs_hold(&st, &ks, &cnt) {
+        if (0..slots.len()).all(|s| set_fits_exact(&st, slots[s].0, &cnt[s], &mut loads)) && rows_hold(&st, &ks, &cnt) {
             return Packing::Found(at_of(&st, &slots, &cnt, an.modules.len()));
         }
     }
@@ -2010,6 +2100,9 @@ struct Pack<'a> {
     future: Vec<Vec<Future>>,
     /// The position of `order` being placed.
     depth: usize,
+    /// Per position of `order` (and one past the end), the latency disjunctions
+    /// (`Setup::together`) whose classes are all placed from there on and not before.
+    due: Vec<Vec<usize>>,
 }
 
 /// What the module classes still to place may do to a slot's configuration.
@@ -2024,6 +2117,20 @@ enum Future {
 }
 
 /// `Pack::future` for `order`.
+/// `Pack::due` for `order`.
+fn dues(st: &Setup, order: &[usize]) -> Vec<Vec<usize>> {
+    let mut at = vec![0usize; st.sizes.len()];
+    for (i, &c) in order.iter().enumerate() {
+        at[c] = i;
+    }
+    let mut due = vec![Vec::new(); order.len() + 1];
+    for (d, pairs) in st.together.iter().enumerate() {
+        let last = pairs.iter().map(|&(a, b)| at[a].max(at[b])).max().unwrap_or(0);
+        due[last + 1].push(d);
+    }
+    due
+}
+
 fn futures(st: &Setup, slots: &[usize], order: &[usize]) -> Vec<Vec<Future>> {
     let mut out = vec![vec![Future::Whole; slots.len()]; order.len() + 1];
     for i in (0..order.len()).rev() {
@@ -2096,12 +2203,13 @@ fn set_fits_exact(st: &Setup, k: usize, cnt: &[u32], loads: &mut Vec<f64>) -> bo
     }
 }
 
-/// Whether a packing (per slot its node class `ks` and its counts `cnt`) keeps every hub row.
-fn hubs_hold(st: &Setup, ks: &[usize], cnt: &[Vec<u32>]) -> bool {
+/// Whether a packing (per slot its node class `ks` and its counts `cnt`) keeps every hub row
+/// and latency disjunction.
+fn rows_hold(st: &Setup, ks: &[usize], cnt: &[Vec<u32>]) -> bool {
     st.hubs.iter().all(|h| {
         let n: u32 = ks.iter().zip(cnt).filter(|(&k, _)| h.on[k]).map(|(_, c)| c[h.class]).sum();
         n as f64 <= h.cap + 1e-9
-    })
+    }) && st.together.iter().all(|d| together_holds(d, cnt))
 }
 
 /// `set_fits` in the class's order `only` (all of them: None).
@@ -2180,10 +2288,13 @@ impl Pack<'_> {
     /// Places the classes from position `i` of the order on; true when all are placed.
     fn class(&mut self, i: usize, stop: &mut impl TerminationCondition) -> bool {
         self.depth = i;
+        if self.due[i].iter().any(|&d| !together_holds(&self.st.together[d], &self.cnt)) {
+            return false;
+        }
         if i == self.order.len() {
             // Every set is whole: each must pass as the verifier orders it, and the hub rows
             // hold.
-            return (0..self.slots.len()).all(|s| self.fits(s)) && hubs_hold(self.st, &self.slots, &self.cnt);
+            return (0..self.slots.len()).all(|s| self.fits(s)) && rows_hold(self.st, &self.slots, &self.cnt);
         }
         if self.tick(stop) {
             return false;
@@ -2703,6 +2814,7 @@ mod tests {
             sizes: vec![1.0, 1.0, z_size as f64],
             link: vec![f64::INFINITY],
             hubs: Vec::new(),
+            together: Vec::new(),
         }
     }
 
