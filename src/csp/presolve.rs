@@ -394,7 +394,7 @@ fn cheapest_transfer(cluster: &Cluster, volume: f64) -> f64 {
 /// network; the least over the edges joining them). A set of such pairs whose transfers
 /// cannot all be cut in a sound mapping when `cut_breaks` says so (`latency_lo` plus their
 /// sum over the bound): one of them shares a node.
-pub(crate) fn latency_pairs(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<LatencyPairs> {
+pub fn latency_pairs(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<LatencyPairs> {
     let mut out = Vec::new();
     for r in &app.requirements {
         let Requirement::MaxLatency { path, max_s, .. } = r else { continue };
@@ -424,7 +424,7 @@ pub(crate) fn latency_pairs(app: &Application, cluster: &Cluster, an: &Analysis)
 }
 
 /// A latency requirement's pairs (`latency_pairs`).
-pub(crate) struct LatencyPairs {
+pub struct LatencyPairs {
     /// `latency_lo` of the path, and the bound, seconds.
     pub lo: f64,
     pub max_s: f64,

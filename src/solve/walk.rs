@@ -38,11 +38,6 @@ const CHECKED: usize = 3;
 const BATCH_MIN: usize = 8;
 const MAX_BATCH: usize = 64;
 const BATCH_AGAIN: usize = 100;
-/// One step in SIBLING_ONE_IN, when the moved object has sibling instances (its group's)
-/// that may trade nodes with it, tries such trades instead of moves: a trade keeps every
-/// node's counts per group, which matters where requirements and patterns name instances
-/// (a path latency through `sim[5]`, a modulo connection's partners).
-const SIBLING_ONE_IN: u32 = 4;
 
 /// Errors of a report, plus filters off their neighbours' nodes under filter locality (fewer
 /// is better; 0: sound and local).
@@ -511,11 +506,6 @@ fn walk(
     // Groups that share a node in every sound mapping move together; a start that splits one
     // first gathers it on its first member's node (when every member may go there).
     let share = an.must_share(app, cluster);
-    // Per group, its instances (for trades between siblings).
-    let mut siblings: Vec<Vec<ObjectId>> = vec![Vec::new(); app.groups.len()];
-    for o in app.graph.node_indices() {
-        siblings[app.object(o).group.0 as usize].push(o);
-    }
     let mut cur = start;
     for o in app.graph.node_indices() {
         let n = cur.node_of(o);
@@ -679,7 +669,7 @@ fn walk(
             .map(|n| (tables.cost(cx, &cur, &bytes, &unit, n), rng.random::<u32>(), n))
             .collect();
         ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut tries: Vec<(NodeId, Try)> = ranked.iter().take(CHECKED).map(|x| (x.2, Try::Move)).collect();
+        let mut tries: Vec<(NodeId, bool)> = ranked.iter().take(CHECKED).map(|x| (x.2, false)).collect();
         // A group bound to share a node also tries the node best for it once the single
         // movable modules there leave (`eject`): a full node rarely ranks first, and one swap
         // does not free CPUs for two.
@@ -696,36 +686,10 @@ fn walk(
                 .map(|x| (firm.cost(cx, &cur, &bytes, &unit, x.2), x.1, x.2))
                 .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             if let Some((_, _, n)) = pick {
-                tries.push((n, Try::Eject));
-            }
-        } else if rng.random_range(0..SIBLING_ONE_IN) == 0 {
-            // Trades with sibling instances, one per node they are on (at most CHECKED).
-            let mut by_node: Vec<(NodeId, ObjectId)> = siblings[app.object(o).group.0 as usize]
-                .iter()
-                .copied()
-                .filter(|&p| {
-                    let np = cur.node_of(p);
-                    p != o
-                        && np != here
-                        && movable(p)
-                        && share[p.index()].is_empty()
-                        && dom[o.index()].binary_search(&np).is_ok()
-                        && dom[p.index()].binary_search(&here).is_ok()
-                })
-                .map(|p| (cur.node_of(p), p))
-                .collect();
-            by_node.sort();
-            by_node.dedup_by_key(|x| x.0);
-            let mut trades = Vec::new();
-            while trades.len() < CHECKED && !by_node.is_empty() {
-                let (n, p) = by_node.swap_remove(rng.random_range(0..by_node.len()));
-                trades.push((n, Try::Trade(p)));
-            }
-            if !trades.is_empty() {
-                tries = trades;
+                tries.push((n, true));
             }
         }
-        for (n, how) in tries {
+        for (n, ejecting) in tries {
             if n == here {
                 continue;
             }
@@ -735,9 +699,7 @@ fn walk(
             }
             let mut m = cur.clone();
             put(cx, &mut m, &share, o, n, None);
-            if let Try::Trade(p) = how {
-                put(cx, &mut m, &share, p, here, Some(&bytes));
-            } else if how == Try::Eject {
+            if ejecting {
                 eject(cx, &mut m, &share, &dom, n, &unit, &bytes, &movable, &mut rng);
             } else if rng.random_bool(0.5) {
                 // Half the time a swap: an object of node n that may go where o was comes back
@@ -801,17 +763,6 @@ fn walk(
         let rep = checker.full(&cur);
         (cur, rep)
     })
-}
-
-/// How a step tries a target node for the moved object.
-#[derive(Clone, Copy, PartialEq)]
-enum Try {
-    /// Moved there (half the time with an object of the node coming back).
-    Move,
-    /// Moved there with its group, the node's single movable modules leaving (`eject`).
-    Eject,
-    /// Trading nodes with this sibling instance.
-    Trade(ObjectId),
 }
 
 /// Moves single modules (none of `unit`, each `movable` and bound to no other) off node `n`

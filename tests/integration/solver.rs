@@ -693,6 +693,79 @@ fn tiny_loop() -> impl Strategy<Value = Tiny> {
     })
 }
 
+/// Tiny instances with a latency path m0 -> m1 (-> m2 when there is one; of a group of two
+/// instances, its second): greedy connections of 1–6 MB a message along it (FIFO ones would
+/// mostly leave a module too slow for its input), and a `max_latency` on it of the path's
+/// least T_it sum plus a share (0.5–2.5) of its largest pair's least transfer
+/// (`presolve::latency_pairs`, on the instance with a loose bound first): near the bounds
+/// where the path affords no transfer, one, or all.
+fn tiny_latency() -> impl Strategy<Value = Tiny> {
+    (tiny(), 1u32..7, 1u32..7, prop::sample::select(vec![0.5f64, 0.9, 1.1, 1.5, 2.5])).prop_map(|(mut t, v1, v2, share)| {
+        let name = |app: &str, i: usize| {
+            if app.contains(&format!("name = \"m{i}\"\ninstances = 2\n")) {
+                format!("\"m{i}[1]\"")
+            } else {
+                format!("\"m{i}\"")
+            }
+        };
+        let mut path = vec![name(&t.app, 0), name(&t.app, 1)];
+        let mut chain = vec![(0, 1, v1)];
+        if t.app.contains("name = \"m2\"\n") {
+            path.push(name(&t.app, 2));
+            chain.push((1, 2, v2));
+        }
+        for (a, b, mb) in chain {
+            t.app += &format!("[[connections]]\nfrom = \"m{a}\"\nto = \"m{b}\"\nname = \"path-{a}\"\nkind = \"greedy\"\npattern = \"all-to-all\"\nvolume = \"{mb} MB\"\n");
+        }
+        let with = |ms: f64| format!("{}[[requirements]]\nname = \"path\"\npath = [{}]\nmax_latency = \"{ms:.3} ms\"\n", t.app, path.join(", "));
+        let mut bound = 10_000.0;
+        if let Ok(app) = parse::application_from_str(&with(bound), "app.toml", &[]) {
+            let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
+            let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+            if let Some(lp) = flowmap::csp::presolve::latency_pairs(&app, &cluster, &an).pop() {
+                let most = lp.pairs.iter().map(|p| p.2).fold(0.0, f64::max);
+                bound = (lp.lo + share * most) * 1e3;
+            }
+        }
+        t.app = with(bound);
+        t
+    })
+}
+
+/// `tiny_latency()` must give the latency rules something to do: paths where one pair's
+/// cheapest transfer alone breaks the bound (`Analysis::must_share` binds it), and paths of
+/// two pairs that cannot both be cut though each alone can (a disjunction the packings
+/// keep), some of each with a sound mapping (the property test above checks them all
+/// against brute force). Measured: of these 400, 88 single (18 with a sound mapping) and
+/// 56 of two (9).
+#[test]
+fn latency_instances_exercise_the_latency_pairs() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let (mut single, mut either) = ((0, 0), (0, 0));
+    for _ in 0..400 {
+        let t = tiny_latency().new_tree(&mut runner).unwrap().current();
+        let Ok(app) = parse::application_from_str(&t.app, "app.toml", &[]) else { continue };
+        let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
+        let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+        if !an.problems.is_empty() {
+            continue;
+        }
+        let Some(lp) = flowmap::csp::presolve::latency_pairs(&app, &cluster, &an).pop() else { continue };
+        let sound = !brute_force(&app, &cluster).is_empty();
+        let all: f64 = lp.pairs.iter().map(|p| p.2).sum();
+        if lp.pairs.iter().any(|p| lp.cut_breaks(p.2)) {
+            single.0 += 1;
+            single.1 += usize::from(sound);
+        } else if lp.pairs.len() == 2 && lp.cut_breaks(all) {
+            either.0 += 1;
+            either.1 += usize::from(sound);
+        }
+    }
+    assert!(single.0 >= 40 && single.1 >= 8 && either.0 >= 25 && either.1 >= 4, "single {single:?} either {either:?}");
+}
+
 /// `tiny_with_requirement()` must give the presolve's loop bound something to do: cases where
 /// the loop's transfers (eq 5) remove nodes a T_exec-only bound keeps, some of them refuted
 /// that way (the property test below checks each against brute force). Measured: 17 of these
@@ -865,64 +938,130 @@ proptest! {
         let app = parse::application_from_str(&t.app, "app.toml", &[]);
         prop_assume!(app.is_ok());
         let app = app.unwrap();
-        let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
-        let want = brute_force(&app, &cluster);
-        let an = flowmap::csp::Analysis::new(&app, &cluster, None);
-        if !an.problems.is_empty() {
-            // The presolve refuted the instance: brute force must agree.
-            prop_assert!(want.is_empty(), "presolve refuted a feasible instance: {:?}\n{}\n{}", an.problems, t.app, t.cluster);
-            return Ok(());
-        }
-        for (nodes, _) in &want {
-            for (i, &n) in nodes.iter().enumerate() {
-                prop_assert!(an.domain[i].contains(&NodeId(n)), "object {} lost node n{}\n{}\n{}", i, n, t.app, t.cluster);
-            }
-        }
-        let split = split_group(&app, &cluster, &want);
-        prop_assert!(split.is_none(), "{:?}\n{}\n{}", split, t.app, t.cluster);
-        if let Some(min) = want.iter().map(|(nodes, _)| nodes.iter().collect::<BTreeSet<_>>().len() as i64).min() {
-            // The stacking cap: in every sound mapping, the modules that share a CPU with one
-            // before them (thread members aside) are at most the cap.
-            if let Some((_, most)) = flowmap::csp::bound::stack_cap_of(&app, &cluster, &an) {
-                for key in &want {
-                    let stacked = stacked_modules(&app, &cluster, &an, key);
-                    prop_assert!(stacked <= most, "{} modules stacked, cap {}\n{}\n{}", stacked, most, t.app, t.cluster);
-                }
-            }
-            let fixed = solve::nodes_lower_bound(&app, &cluster, &an, false);
-            prop_assert!(fixed <= min, "static bound {} above the minimum {}", fixed, min);
-            // Exact and LP only (the LP alone refutes feasibility when above the node count).
-            for lp_only in [false, true] {
-                let b = flowmap::csp::bound::class_bound(
-                    &app, &cluster, &an, 0, std::time::Duration::from_secs(5), lp_only, std::time::Duration::MAX, i64::MAX,
-                    &mut pumpkin_solver::core::termination::Indefinite,
-                );
-                prop_assert!(b.nodes <= min, "class bound {} (lp only {}) above the minimum {}\n{}\n{}", b.nodes, lp_only, min, t.app, t.cluster);
-            }
-            // Capped at a known mapping's node count (how `solve` calls it, with the greedy
-            // mapping's): the exact part stops there, so the bound is the uncapped one (which
-            // is at most the minimum) and never more than the cap. Without the LP (no budget)
-            // the exact part climbs from 0, so the cap is reached on the way.
-            let exact_only = |cap: i64| {
-                flowmap::csp::bound::class_bound(
-                    &app, &cluster, &an, 0, std::time::Duration::ZERO, false, std::time::Duration::MAX, cap,
-                    &mut pumpkin_solver::core::termination::Indefinite,
-                ).nodes
-            };
-            let full = exact_only(i64::MAX);
-            prop_assert!(full <= min, "exact class bound {} above the minimum {}", full, min);
-            for cap in min..min + 3 {
-                let b = exact_only(cap);
-                prop_assert_eq!(b, full.min(cap), "cap {}: class bound {} against {} uncapped\n{}\n{}", cap, b, full, t.app, t.cluster);
-            }
-            // The loads-only tier (what the class bound falls back to at 3,000 modules).
-            let l = flowmap::csp::bound::loads_bound(&app, &cluster, &an, std::time::Duration::from_secs(5));
-            prop_assert!(l.is_none_or(|l| l <= min), "loads tier {:?} above the minimum {}\n{}\n{}", l, min, t.app, t.cluster);
-            node_bounds_hold(&app, &cluster, &an, min).map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
-            packing_holds(&app, &cluster, &an, &want).map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
-            refutes_hold(&app, &cluster, &want).map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
+        keeps_every_sound_mapping(&t, &app)?;
+    }
+
+    /// The same on instances with a latency path (`tiny_latency`): the pairs it binds
+    /// (`Analysis::must_share`) and the disjunctions the packings keep never cut a sound
+    /// mapping.
+    #[test]
+    fn latency_paths_keep_every_sound_mapping(t in tiny_latency()) {
+        let app = parse::application_from_str(&t.app, "app.toml", &[]);
+        prop_assume!(app.is_ok());
+        let app = app.unwrap();
+        keeps_every_sound_mapping(&t, &app)?;
+    }
+}
+
+/// The body of `presolve_and_bounds_keep_every_sound_mapping`.
+fn keeps_every_sound_mapping(t: &Tiny, app: &Application) -> Result<(), TestCaseError> {
+    let app = app.clone();
+    let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
+    let want = brute_force(&app, &cluster);
+    let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+    if !an.problems.is_empty() {
+        // The presolve refuted the instance: brute force must agree.
+        prop_assert!(
+            want.is_empty(),
+            "presolve refuted a feasible instance: {:?}\n{}\n{}",
+            an.problems,
+            t.app,
+            t.cluster
+        );
+        return Ok(());
+    }
+    for (nodes, _) in &want {
+        for (i, &n) in nodes.iter().enumerate() {
+            prop_assert!(an.domain[i].contains(&NodeId(n)), "object {} lost node n{}\n{}\n{}", i, n, t.app, t.cluster);
         }
     }
+    let split = split_group(&app, &cluster, &want);
+    prop_assert!(split.is_none(), "{:?}\n{}\n{}", split, t.app, t.cluster);
+    if let Some(min) = want.iter().map(|(nodes, _)| nodes.iter().collect::<BTreeSet<_>>().len() as i64).min() {
+        // The stacking cap: in every sound mapping, the modules that share a CPU with one
+        // before them (thread members aside) are at most the cap.
+        if let Some((_, most)) = flowmap::csp::bound::stack_cap_of(&app, &cluster, &an) {
+            for key in &want {
+                let stacked = stacked_modules(&app, &cluster, &an, key);
+                prop_assert!(stacked <= most, "{} modules stacked, cap {}\n{}\n{}", stacked, most, t.app, t.cluster);
+            }
+        }
+        let fixed = solve::nodes_lower_bound(&app, &cluster, &an, false);
+        prop_assert!(fixed <= min, "static bound {} above the minimum {}", fixed, min);
+        // Exact and LP only (the LP alone refutes feasibility when above the node count).
+        for lp_only in [false, true] {
+            let b = flowmap::csp::bound::class_bound(
+                &app,
+                &cluster,
+                &an,
+                0,
+                std::time::Duration::from_secs(5),
+                lp_only,
+                std::time::Duration::MAX,
+                i64::MAX,
+                &mut pumpkin_solver::core::termination::Indefinite,
+            );
+            prop_assert!(
+                b.nodes <= min,
+                "class bound {} (lp only {}) above the minimum {}\n{}\n{}",
+                b.nodes,
+                lp_only,
+                min,
+                t.app,
+                t.cluster
+            );
+        }
+        // Capped at a known mapping's node count (how `solve` calls it, with the greedy
+        // mapping's): the exact part stops there, so the bound is the uncapped one (which
+        // is at most the minimum) and never more than the cap. Without the LP (no budget)
+        // the exact part climbs from 0, so the cap is reached on the way.
+        let exact_only = |cap: i64| {
+            flowmap::csp::bound::class_bound(
+                &app,
+                &cluster,
+                &an,
+                0,
+                std::time::Duration::ZERO,
+                false,
+                std::time::Duration::MAX,
+                cap,
+                &mut pumpkin_solver::core::termination::Indefinite,
+            )
+            .nodes
+        };
+        let full = exact_only(i64::MAX);
+        prop_assert!(full <= min, "exact class bound {} above the minimum {}", full, min);
+        for cap in min..min + 3 {
+            let b = exact_only(cap);
+            prop_assert_eq!(
+                b,
+                full.min(cap),
+                "cap {}: class bound {} against {} uncapped\n{}\n{}",
+                cap,
+                b,
+                full,
+                t.app,
+                t.cluster
+            );
+        }
+        // The loads-only tier (what the class bound falls back to at 3,000 modules).
+        let l = flowmap::csp::bound::loads_bound(&app, &cluster, &an, std::time::Duration::from_secs(5));
+        prop_assert!(
+            l.is_none_or(|l| l <= min),
+            "loads tier {:?} above the minimum {}\n{}\n{}",
+            l,
+            min,
+            t.app,
+            t.cluster
+        );
+        node_bounds_hold(&app, &cluster, &an, min)
+            .map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
+        packing_holds(&app, &cluster, &an, &want)
+            .map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
+        refutes_hold(&app, &cluster, &want)
+            .map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
+    }
+    Ok(())
 }
 
 /// The modules of a brute-force mapping (`mapping_key`) that the verifier's allocation puts on a
@@ -1385,6 +1524,67 @@ networks = ["eth"]
         (vec![0, 3, 3, 3, 3, 1, 1, 2, 0], vec![None, Some(0), Some(0), Some(0), Some(0), Some(1), Some(1), Some(1)]);
     let m = mapping_of_key(&app, &key);
     assert_eq!(verify::check(&app, &cluster, &m, &perf::Options::default()).verdict, Verdict::Sound);
+}
+
+/// The packing search keeps a latency path's disjunction. a -> b -> c (FIFO, 1 MB a message:
+/// 10 ms on eth's 100 MB/s), T_exec 12, 11 and 10 ms (T_it 12 ms each, paced by a), a path
+/// latency of 50 ms: 36 ms of T_it plus one transfer fits, plus two (56 ms) does not. b and d take a whole CPU each and may only use n1 (2 CPUs): a and c are both
+/// away from b, so every node's set fits but the path is cut twice. `pack` refutes the
+/// cluster and brute force finds no sound mapping; with 60 ms both find one.
+#[test]
+fn packings_keep_a_latency_paths_disjunction() {
+    let cluster = r#"
+[[networks]]
+name = "eth"
+bandwidth = "100 MB/s"
+latency = "0 ms"
+[[nodes]]
+names = "n0..n1"
+cpus = 2
+processor = "p"
+networks = ["eth"]
+"#;
+    let cluster = parse::cluster_from_str(cluster, "cluster.toml").unwrap();
+    for (bound, packs) in [(50, false), (60, true)] {
+        let mut app = String::new();
+        for (name, t, only) in [
+            ("a", 12, ""),
+            ("b", 11, "allowed_nodes = [\"n1\"]\n"),
+            ("c", 10, ""),
+            ("d", 13, "allowed_nodes = [\"n1\"]\n"),
+        ] {
+            app += &format!("[[modules]]\nname = \"{name}\"\ntexec = \"{t} ms\"\nload = 1.0\n{only}");
+        }
+        for (from, to) in [("a", "b"), ("b", "c")] {
+            app += &format!(
+                "[[connections]]\nfrom = \"{from}\"\nto = \"{to}\"\npattern = \"all-to-all\"\nvolume = \"1 MB\"\n"
+            );
+        }
+        app +=
+            &format!("[[requirements]]\nname = \"path\"\npath = [\"a\", \"b\", \"c\"]\nmax_latency = \"{bound} ms\"\n");
+        let app = parse::application_from_str(&app, "app.toml", &[]).unwrap();
+        let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+        assert!(an.problems.is_empty());
+        let lp = flowmap::csp::presolve::latency_pairs(&app, &cluster, &an).pop().unwrap();
+        assert_eq!(lp.pairs.len(), 2);
+        assert!(lp.pairs.iter().all(|p| (p.2 - 0.010).abs() < 1e-9 && !lp.cut_breaks(p.2)));
+        assert_eq!(lp.cut_breaks(0.020), !packs);
+        let five = std::time::Duration::from_secs(5);
+        let forever = &mut pumpkin_solver::core::termination::Indefinite;
+        let packed = flowmap::csp::bound::pack(
+            &app,
+            &cluster,
+            &an,
+            false,
+            flowmap::csp::bound::PACK_FIRST_RUN,
+            0,
+            five,
+            forever,
+        );
+        assert_eq!(matches!(packed, flowmap::csp::bound::Packing::Found(_)), packs, "{bound} ms: {packed:?}");
+        assert_eq!(packed == flowmap::csp::bound::Packing::Refuted, !packs);
+        assert_eq!(!brute_force(&app, &cluster).is_empty(), packs);
+    }
 }
 
 /// The loads-only tier of the class bound keeps one stacking row: a module no other may follow

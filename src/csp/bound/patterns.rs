@@ -242,19 +242,6 @@ fn link_fits(used: f64, cap: f64) -> bool {
     used <= cap * (1.0 + 1e-6) + 1e-6
 }
 
-/// Sets each item's `tx` and `rx`: what every copy of its module class must send and receive
-/// over the networks of a node of its node class, whatever else that node holds, at the
-/// edges' lowest rates (`Analysis::rate_lo`; an edge carries volume x rate, eq 9–10).
-/// A module's edges to one partner are local only when the partner shares its node, and a
-/// node of class k holds at most `most` copies of a module class (alone by the simulation;
-/// fewer beside others, since loads only grow), one of them the module itself for its own
-/// class: so of its partners in a class, the heaviest that many at most are local, and the
-/// rest is traffic. A partner that may not use the class (its domain, or a filter that
-/// cannot sit there: its own traffic, so reckoned, exceeds the links) is never local. The
-/// least over the class's members. Unseen realistic 100/32 s133: 13 nodes with bandwidths
-/// 100x, 15 and no proof with its own (a gather of 24 simulations' 275 MB/s cannot sit on a
-/// node whose one network carries 74 MB/s beside the 8 a node there holds).
-#[allow(clippy::too_many_arguments)]
 /// The latency paths' disjunctions (`Setup::together`): per requirement whose pairs'
 /// transfers cannot all be cut (`presolve::latency_pairs`), the fewest of its pairs of
 /// classed modules, heaviest transfer first, whose transfers together break the bound, as
@@ -301,6 +288,19 @@ fn class_of_objects(app: &Application, an: &Analysis, members: &[Vec<usize>]) ->
     class_of
 }
 
+/// Sets each item's `tx` and `rx`: what every copy of its module class must send and receive
+/// over the networks of a node of its node class, whatever else that node holds, at the
+/// edges' lowest rates (`Analysis::rate_lo`; an edge carries volume x rate, eq 9–10).
+/// A module's edges to one partner are local only when the partner shares its node, and a
+/// node of class k holds at most `most` copies of a module class (alone by the simulation;
+/// fewer beside others, since loads only grow), one of them the module itself for its own
+/// class: so of its partners in a class, the heaviest that many at most are local, and the
+/// rest is traffic. A partner that may not use the class (its domain, or a filter that
+/// cannot sit there: its own traffic, so reckoned, exceeds the links) is never local. The
+/// least over the class's members. Unseen realistic 100/32 s133: 13 nodes with bandwidths
+/// 100x, 15 and no proof with its own (a gather of 24 simulations' 275 MB/s cannot sit on a
+/// node whose one network carries 74 MB/s beside the 8 a node there holds).
+#[allow(clippy::too_many_arguments)]
 fn set_traffic(
     app: &Application,
     cluster: &Cluster,
