@@ -1529,9 +1529,6 @@ fn dual_bound(r: &Rows, w: &[f64]) -> f64 {
     bound - 1e-9 * size - 1e-6
 }
 
-/// The interior-point solver's gap, feasibility and KKT-ratio tolerances (`ipm_solve`).
-const LP_TOL: f64 = 1e-6;
-
 /// The same bound from an interior-point solve of the primal (clarabel): every row negated
 /// into `−Σ a x + s = −b` (s in the zero cone for equalities, >= 0 otherwise), so the dual
 /// vector z is the rows' multipliers w, which `certify` turns into a proven bound whatever the
@@ -1592,18 +1589,7 @@ fn ipm_solve(r: &Rows, budget: Duration) -> Option<(Vec<f64>, Vec<f64>, bool)> {
     let a = CscMatrix::new(m, n, colptr, rowval, nzval);
     let p = CscMatrix::<f64>::zeros((n, n));
     let cones = [SupportedConeT::ZeroConeT(n_eq), SupportedConeT::NonnegativeConeT(m - n_eq)];
-    // Tolerances 1e-6 (clarabel's defaults: 1e-8): the bound is certified from the duals
-    // whatever their accuracy (`certify`), and column generation re-solves the master every
-    // round. Unseen realistic 100/32 s221: optimal 13 in 25 s, 14/13 at 60 s twice with 1e-8.
-    let settings = DefaultSettings {
-        verbose: false,
-        time_limit: budget.as_secs_f64(),
-        tol_gap_abs: LP_TOL,
-        tol_gap_rel: LP_TOL,
-        tol_feas: LP_TOL,
-        tol_ktratio: LP_TOL,
-        ..DefaultSettings::default()
-    };
+    let settings = DefaultSettings { verbose: false, time_limit: budget.as_secs_f64(), ..DefaultSettings::default() };
     let mut solver = DefaultSolver::new(&p, &r.cost, &a, &b, &cones, settings).ok()?;
     solver.solve();
     let z = &solver.solution.z;
