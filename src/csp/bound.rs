@@ -53,6 +53,7 @@
 //! the smallest j not refuted, even when the budget ends first.
 
 mod patterns;
+mod simplex;
 pub use patterns::{pack_local, Columns, Packing};
 
 use super::flow::Flow;

@@ -57,6 +57,7 @@
 //! nodes, 4 whole ones); one is a start for the walk, which on realistic 100/32 s3's known
 //! 12-node shape turned a packing into a sound mapping at once.
 
+use super::simplex::Simplex;
 use super::{classes, dual_bound, ipm_duals, ipm_solve, Classes, Rows};
 use crate::csp::Analysis;
 use crate::model::{Application, Cluster};
@@ -630,6 +631,7 @@ pub(super) fn bound(
             }
         }
     }
+    let mut lp = Master::new(&caps, &sizes, &hubs, nodes + 1.0);
     let mut best: Option<f64> = None;
     let mut duals: Option<Duals> = None;
     let mut exact = false;
@@ -640,8 +642,7 @@ pub(super) fn bound(
             break;
         }
         let rows = master(&cols, &caps, &sizes, &hubs, nodes + 1.0);
-        let left = end.saturating_duration_since(Instant::now());
-        let Some((w, _)) = ipm_duals(&rows, left) else {
+        let Some(w) = lp.duals_of(&cols, &rows, end) else {
             break;
         };
         let (nc, nk) = (sizes.len(), items.len());
@@ -817,6 +818,97 @@ fn master(cols: &[Pattern], caps: &[f64], sizes: &[f64], hubs: &[Hub], big: f64)
         r.ge(t, -h.cap);
     }
     r
+}
+
+/// `master`'s LP kept across the rounds of a column generation, solved by the warm-started
+/// simplex (`simplex`), with clarabel's interior point as the fallback where the simplex
+/// gives up (no starting basis, a singular basis: not seen on the corpora).
+struct Master {
+    lp: Simplex,
+    hubs: Vec<Hub>,
+    nc: usize,
+    nk: usize,
+    /// Columns of `cols` already in `lp` (after the artificials).
+    taken: usize,
+    big: f64,
+    caps: Vec<f64>,
+    sizes: Vec<f64>,
+    failed: bool,
+}
+
+impl Master {
+    fn new(caps: &[f64], sizes: &[f64], hubs: &[Hub], big: f64) -> Master {
+        let (nc, nk) = (sizes.len(), caps.len());
+        let rhs: Vec<f64> =
+            sizes.iter().copied().chain(caps.iter().map(|c| -c)).chain(hubs.iter().map(|h| -h.cap)).collect();
+        let mut lp = Simplex::new(rhs);
+        for c in 0..nc {
+            lp.add(big, vec![(c, 1.0)]);
+        }
+        Master {
+            lp,
+            hubs: hubs.to_vec(),
+            nc,
+            nk,
+            taken: 0,
+            big,
+            caps: caps.to_vec(),
+            sizes: sizes.to_vec(),
+            failed: false,
+        }
+    }
+
+    /// Takes in the columns of `cols` not yet in the LP (`cols` only grows).
+    fn extend(&mut self, cols: &[Pattern]) {
+        for (k, p) in &cols[self.taken..] {
+            let mut e: Vec<(usize, f64)> = p.iter().map(|&(c, q)| (c, q as f64)).collect();
+            e.push((self.nc + k, -1.0));
+            for (j, h) in self.hubs.iter().enumerate() {
+                if h.on[*k] {
+                    if let Some(&(_, q)) = p.iter().find(|e| e.0 == h.class) {
+                        e.push((self.nc + self.nk + j, -(q as f64)));
+                    }
+                }
+            }
+            self.lp.add(1.0, e);
+        }
+        self.taken = cols.len();
+    }
+
+    /// The rows' multipliers at the LP's optimum over `cols` (`rows`: `master` of the same),
+    /// None when the time ends first.
+    fn duals_of(&mut self, cols: &[Pattern], rows: &Rows, end: Instant) -> Option<Vec<f64>> {
+        self.extend(cols);
+        if !self.failed {
+            match self.lp.solve(end) {
+                Some(true) => return Some(self.lp.duals()),
+                Some(false) => return None,
+                None => self.failed = true,
+            }
+        }
+        ipm_duals(rows, end.saturating_duration_since(Instant::now())).map(|(w, _)| w)
+    }
+
+    /// The multipliers and the values of `master`'s variables (the columns, then the
+    /// artificials) at the LP's optimum over `cols`, None when the time ends first.
+    fn solve(&mut self, cols: &[Pattern], end: Instant) -> Option<(Vec<f64>, Vec<f64>)> {
+        self.extend(cols);
+        if !self.failed {
+            match self.lp.solve(end) {
+                Some(true) => {
+                    let x = self.lp.primal();
+                    let mut v: Vec<f64> = x[self.nc..].to_vec();
+                    v.extend_from_slice(&x[..self.nc]);
+                    return Some((self.lp.duals(), v));
+                }
+                Some(false) => return None,
+                None => self.failed = true,
+            }
+        }
+        let rows = master(cols, &self.caps, &self.sizes, &self.hubs, self.big);
+        let (w, x, _) = ipm_solve(&rows, end.saturating_duration_since(Instant::now()))?;
+        Some((w, x))
+    }
 }
 
 /// Per node class, each module class's value in the pricing: y_c less the multipliers z of
@@ -1980,12 +2072,12 @@ fn residual_lp(
     let capsf: Vec<f64> = caps.iter().map(|&c| c as f64).collect();
     let sizesf: Vec<f64> = sizes.iter().map(|&z| z as f64).collect();
     let big = capsf.iter().sum::<f64>() + 1.0;
+    let mut lp = Master::new(&capsf, &sizesf, &[], big);
     for round in 0..DIVE_ROUNDS {
         if stop.should_stop() || Instant::now() >= end {
             return None;
         }
-        let rows = master(&cols, &capsf, &sizesf, &[], big);
-        let (w, x, _) = ipm_solve(&rows, end.saturating_duration_since(Instant::now()))?;
+        let (w, x) = lp.solve(&cols, end)?;
         let y: Vec<f64> = (0..nc).map(|c| w[c].max(0.0)).collect();
         let n = cols.len();
         // Greedy pricing, then (when it finds nothing) the exhaustive search.
