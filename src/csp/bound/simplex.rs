@@ -4,9 +4,11 @@
 //! enters at zero), so a round of column generation costs a few pivots.
 //!
 //! Why hand-written: the master has few rows (module classes + node classes + hub rows, tens)
-//! and thousands of columns; clarabel (interior point) has no warm start and factorised a
-//! system the size of the columns every round (about a third of the time on unseen realistic
-//! 100/32 s217); `microlp` warm-starts only after adding constraints; HiGHS needs a C++ build.
+//! and up to thousands of columns; clarabel (interior point) has no warm start and factorises
+//! a system the size of the columns (three rows per column with its bounds) every round;
+//! `microlp` warm-starts only after adding constraints; HiGHS needs a C++ build. Measured on
+//! unseen realistic 100/32 s217 (30 s): 79 master solves in 4 ms in all. (The interior point's
+//! third of that run is the class and node-by-node relaxations' LPs: 238 solves, 10.4 s.)
 //! The multipliers it returns are certified by weak duality whatever their accuracy
 //! (`dual_bound`), so a numerical slip can weaken a bound, never make it wrong.
 //!
@@ -261,7 +263,7 @@ impl Simplex {
                     }
                 }
             }
-            let Some((r, theta)) = leave else { return None };
+            let (r, theta) = leave?;
             degenerate = if theta <= 1e-12 { degenerate + 1 } else { 0 };
             for (k, x) in self.xb.iter_mut().enumerate() {
                 if k != r {
@@ -276,8 +278,8 @@ impl Simplex {
             let pivot_row: Vec<f64> = self.binv[r * m..(r + 1) * m].to_vec();
             for (k, &f) in alpha.iter().enumerate() {
                 if k != r && f != 0.0 {
-                    for i in 0..m {
-                        self.binv[k * m + i] -= f * pivot_row[i];
+                    for (b, &p) in self.binv[k * m..(k + 1) * m].iter_mut().zip(&pivot_row) {
+                        *b -= f * p;
                     }
                 }
             }
