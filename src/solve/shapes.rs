@@ -409,8 +409,8 @@ pub(super) fn search(
                 // With a packing for some case, one stage in four (from stage 2) searches one
                 // for a kept case that has none, the cases in turn: unseen realistic 100/32
                 // s180's 14-node shape kept 4 cases, its split packed one, whose walks found
-                // nothing in 30 s (3 runs in 4 unproven), where a packing of another case,
-                // when the split was cut short and `prove_on` packed all four, gave the
+                // nothing in 30 s (3 runs in 4 unproven), where a packing of another case
+                // (when the split packed none and `prove_on` then packed all four) gave the
                 // mapping in 3 ms.
                 let nodes = p.nodes.clone();
                 pack_on(&Question { app, cluster, sub: &sub, nodes: &nodes, opts }, &mut p, ix, budget, seed, stop)
