@@ -420,8 +420,9 @@ pub(super) fn search(
                 p.walked += 1;
                 // From a packing of the modules onto the shape's nodes that passes the
                 // allocation's simulation (`bound::pack`): networks and requirements are
-                // left to the walk. Once a case has one, three stages in four, the packings in
-                // turn (the fourth: the pipeline above), counted from the first stage with a
+                // left to the walk. Once a case has one, three stages in four (two while a kept
+                // case has none: the packing search above takes one), the packings in turn
+                // (the fourth: the pipeline above), counted from the first stage with a
                 // packing: unseen realistic 100/32 s82 and s83 found their 14-node mappings by
                 // walks from a packing in round 5 (at 180-230 s), when one stage in four
                 // walked from one; s112's one case was packed by `prove_on` in stage 3, whose
