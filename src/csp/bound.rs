@@ -504,8 +504,10 @@ const MAX_CASES: usize = 64;
 /// application itself (unseen realistic 100/32 s149: a 13-node shape whose nodes are all of
 /// one type but the displays left every root one type; it went without the pattern bound
 /// and the packing search, undecided for 60 s, where its one case is refuted in 0.8 s).
-/// None when a case's LP does not fit `lp_budget`, or `stop` ends pass 1. Not valid when
-/// CPUs are pinned by hand (callers check).
+/// Pass 2 ends after `pass2` (when given) or with `stop`: the cases it has not settled stay
+/// open with their progress, for `advance` to go on with. None when a case's LP does not fit
+/// `lp_budget`, or `stop` ends pass 1. Not valid when CPUs are pinned by hand (callers check).
+#[allow(clippy::too_many_arguments)]
 pub fn split_bound(
     app: &Application,
     cluster: &Cluster,
@@ -513,9 +515,10 @@ pub fn split_bound(
     keep: i64,
     enough: usize,
     lp_budget: Duration,
+    pass2: Option<Duration>,
     stop: &mut impl TerminationCondition,
 ) -> Option<Split> {
-    split_bound_on(app, cluster, an, keep, enough, lp_budget, MAX_SPLIT, true, stop)
+    split_bound_on(app, cluster, an, keep, enough, lp_budget, pass2, MAX_SPLIT, true, stop)
 }
 
 /// `split_bound` splitting on at most `max_split` roots (the rest refine), and with pass 1's
@@ -529,6 +532,7 @@ pub fn split_bound_on(
     keep: i64,
     enough: usize,
     lp_budget: Duration,
+    pass2: Option<Duration>,
     max_split: usize,
     quick: bool,
     stop: &mut impl TerminationCondition,
@@ -601,6 +605,8 @@ pub fn split_bound_on(
         }
     }
     let mut left = alive.iter().filter(|o| o.packed.is_some()).count();
+    let mut stop = Within { stop, end: pass2.map(|d| std::time::Instant::now() + d) };
+    let stop = &mut stop;
     while let Some(mut open) = queue.pop_front() {
         if left >= enough || stop.should_stop() {
             alive.push(open);

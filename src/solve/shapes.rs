@@ -11,7 +11,8 @@
 //! Shapes are tried in rounds whose time per shape triples (0.25 s first): shapes the
 //! counting or the class relaxation's LP refute drop out in milliseconds, and the rest share
 //! the time. In round 1 the node-by-node LP is split on the
-//! pace roots' processor types (`bound::split_bound`, at most `SPLIT_SLICE` a shape): unseen
+//! pace roots' processor types (`bound::split_bound`, at most `SPLIT_SLICE` a shape, of which
+//! its pass 2 at most `PASS2_SLICE`, `prove_on` going on with it in later stages): unseen
 //! realistic 100/32 s14's 13-node shapes, 2 of which stood against the unsplit LPs for 60 s,
 //! all fall in 17–19 s, proving its 14. Sizes go
 //! from the bound up to one below the best mapping; a level whose shapes are all refuted
@@ -57,6 +58,12 @@ const MAX_SLICE: Duration = Duration::from_secs(20);
 const LP_SLICE: Duration = Duration::from_secs(1);
 /// The split on pace roots' processor types (`split_refuted`), per shape at most.
 const SPLIT_SLICE: Duration = Duration::from_secs(10);
+/// Of which the split's pass 2 (the exact tools) at most: `prove_on` goes on with it in later
+/// stages, while no case has a packing. Unseen realistic 100/32 s133: three of its 14-node
+/// shapes' splits took the full 10 s each (pass 1 1.1-1.8 s, none packed, none refuted), and
+/// the fourth's, which packed all its kept cases in 1.2 s and gave the 14 by a walk in
+/// 0.15 s, came at 68 s; with pass 2 at most 3 s, optimal in 46-47 s (two runs).
+const PASS2_SLICE: Duration = Duration::from_secs(3);
 /// Open cases of the split kept per shape, for the search, and in all for `case_squeeze`.
 /// Four, not two: with dominated shapes left out, fewer shapes stay open to fill the pool
 /// (hard 100/32 s3: 25/24 after 60 s in two runs with two; with four, 24 proven optimal in
@@ -1173,7 +1180,7 @@ fn split_cases(
         done: None,
     };
     let n = sub.nodes.len() as i64;
-    match crate::csp::bound::split_bound(app, sub, &an, n, ALIVE_KEPT, LP_SLICE, &mut stop) {
+    match crate::csp::bound::split_bound(app, sub, &an, n, ALIVE_KEPT, LP_SLICE, Some(PASS2_SLICE), &mut stop) {
         Some(s) if s.alive.is_empty() => Err(()),
         Some(s) => {
             // Those with a packing come first.

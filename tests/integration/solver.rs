@@ -1112,7 +1112,7 @@ fn packing_holds(
     let forever = &mut pumpkin_solver::core::termination::Indefinite;
     let five = std::time::Duration::from_secs(5);
     let mut variants = vec![app.clone()];
-    if let Some(split) = flowmap::csp::bound::split_bound(app, cluster, an, i64::MAX, usize::MAX, five, forever) {
+    if let Some(split) = flowmap::csp::bound::split_bound(app, cluster, an, i64::MAX, usize::MAX, five, None, forever) {
         for open in &split.alive {
             let mut v = app.clone();
             flowmap::csp::bound::apply_case(&mut v, &open.case);
@@ -1262,7 +1262,7 @@ fn node_bounds_hold(
     if b.is_some_and(|b| b > min) {
         return Err(format!("node-by-node bound {b:?} above the minimum {min}"));
     }
-    let split = flowmap::csp::bound::split_bound(app, cluster, an, i64::MAX, usize::MAX, five, forever);
+    let split = flowmap::csp::bound::split_bound(app, cluster, an, i64::MAX, usize::MAX, five, None, forever);
     let b = split.as_ref().map(|s| s.bound);
     if b.is_some_and(|b| b > min) {
         return Err(format!("split node-by-node bound {b:?} above the minimum {min}"));
@@ -1271,7 +1271,9 @@ fn node_bounds_hold(
     // finds out of scope on the other roots: with `keep` the minimum, the case of a minimum
     // sound mapping (or its refinement) stays open, so some case does and the bound holds.
     let mut refined = 0;
-    if let Some(one) = flowmap::csp::bound::split_bound_on(app, cluster, an, min, usize::MAX, five, 1, false, forever) {
+    if let Some(one) =
+        flowmap::csp::bound::split_bound_on(app, cluster, an, min, usize::MAX, five, None, 1, false, forever)
+    {
         refined += one.refined;
         if one.bound > min || one.alive.is_empty() {
             return Err(format!(
@@ -1282,13 +1284,18 @@ fn node_bounds_hold(
             ));
         }
     }
-    // Pass 2 left to `bound::advance` (none of it in the split: `enough` 0), as the search by
-    // shape resumes it, the pattern bound cut short after 1 ms each step (so it goes on from
-    // its columns) until every case is settled: some case stays open, every bound at most
-    // `min`.
-    if let Some(none) = flowmap::csp::bound::split_bound_on(app, cluster, an, min, 0, five, 1, false, forever) {
+    // Pass 2 left to `bound::advance` (none of it in the split: `enough` 0; or cut after 1 ms
+    // by its own time, `pass2`, maybe within a case's step), as the search by shape resumes
+    // it, the pattern bound cut short after 1 ms each step (so it goes on from its columns)
+    // until every case is settled: some case stays open, every bound at most `min`.
+    let ms = std::time::Duration::from_millis(1);
+    for (enough, pass2) in [(0, None), (usize::MAX, Some(ms))] {
+        let Some(none) =
+            flowmap::csp::bound::split_bound_on(app, cluster, an, min, enough, five, pass2, 1, false, forever)
+        else {
+            continue;
+        };
         let mut proof = none.alive;
-        let ms = std::time::Duration::from_millis(1);
         for _ in 0..2_000 {
             let Some(i) =
                 proof.iter().position(|o| o.packed.is_none() && o.progress != flowmap::csp::bound::Progress::Settled)
@@ -1307,7 +1314,7 @@ fn node_bounds_hold(
         }
         if proof.is_empty() || proof.iter().any(|o| o.bound > min) {
             return Err(format!(
-                "split resumed: {} cases open, bounds {:?}, minimum {min}",
+                "split resumed (pass 2 {pass2:?}): {} cases open, bounds {:?}, minimum {min}",
                 proof.len(),
                 proof.iter().map(|o| o.bound).collect::<Vec<_>>()
             ));
@@ -2045,12 +2052,13 @@ fn split_bound_reaches_the_minimum_the_unsplit_relaxation_misses() {
     let forever = &mut pumpkin_solver::core::termination::Indefinite;
     let five = std::time::Duration::from_secs(5);
     let unsplit = flowmap::csp::bound::node_bound(&app, &cluster, &an, five, forever).unwrap();
-    let split = flowmap::csp::bound::split_bound(&app, &cluster, &an, i64::MAX, usize::MAX, five, forever).unwrap();
+    let split =
+        flowmap::csp::bound::split_bound(&app, &cluster, &an, i64::MAX, usize::MAX, five, None, forever).unwrap();
     assert_eq!(split.bound, 3, "split bound");
     assert_eq!(split.alive.len(), 2, "both cases kept (keep = any bound)");
     assert!(unsplit < split.bound, "unsplit {unsplit}: the split adds nothing here");
     // Asked to keep the cases that 2 nodes could hold, it keeps none: refuted.
-    let two = flowmap::csp::bound::split_bound(&app, &cluster, &an, 2, usize::MAX, five, forever).unwrap();
+    let two = flowmap::csp::bound::split_bound(&app, &cluster, &an, 2, usize::MAX, five, None, forever).unwrap();
     assert!(two.alive.is_empty());
 }
 
@@ -2101,7 +2109,8 @@ fn packing_refutes_two_triples_the_pattern_lp_fits() {
     // One processor type: no pace root to split on, and the split's one case is the
     // application itself (it was no split at all: the shape search then never ran the
     // packing search on such a shape). Refuted on four nodes (bound 4 + 1), kept on five.
-    let split = flowmap::csp::bound::split_bound(&app, &four, &an, 4, usize::MAX, five_s, forever).expect("a split");
+    let split =
+        flowmap::csp::bound::split_bound(&app, &four, &an, 4, usize::MAX, five_s, None, forever).expect("a split");
     assert!(
         split.alive.is_empty() && split.bound == 5,
         "four nodes: {} alive, bound {}",
@@ -2109,7 +2118,8 @@ fn packing_refutes_two_triples_the_pattern_lp_fits() {
         split.bound
     );
     let an = flowmap::csp::Analysis::new(&app, &five, None);
-    let split = flowmap::csp::bound::split_bound(&app, &five, &an, 5, usize::MAX, five_s, forever).expect("a split");
+    let split =
+        flowmap::csp::bound::split_bound(&app, &five, &an, 5, usize::MAX, five_s, None, forever).expect("a split");
     assert_eq!(split.alive.len(), 1, "five nodes: the one case open");
     assert!(split.alive[0].case.is_empty() && split.bound <= 5, "bound {} over brute force's 5", split.bound);
     for reduced_costs in [false, true] {
