@@ -491,7 +491,7 @@ const MAX_CASES: usize = 64;
 /// more with different T_exec, at most `MAX_CASES` cases; a case whose analysis finds no
 /// domain counts as `cluster`'s nodes + 1. Within a case every key is one value (when no
 /// root is left unsplit), so two exact tools apply (`patterns`): in pass 1, every case the
-/// LP leaves at most `keep` gets a brief packing search (`pack`, `PACK_QUICK` search nodes), whose packing keeps the case
+/// LPs leave at most `keep` gets a brief packing search (`pack`, `PACK_QUICK` search nodes), whose packing keeps the case
 /// open and is returned as a start for the search, and whose refutation closes it (nodes +
 /// 1); in pass 2, the cases still undecided get the pattern bound, the dive and a longer
 /// packing search (`settle`), until `enough` cases are open. Those tools need every key to
@@ -499,14 +499,15 @@ const MAX_CASES: usize = 64;
 /// `MAX_CASES` combinations of them) leave keys unfixed is refined on those roots, each
 /// refinement settled in turn; the case's open refinements stand in its place (unseen
 /// realistic 100/32 s64: nine two-type roots, the last 13-node shape's four open cases all
-/// out of scope before). Every case has a bound (at least its LP's), so
-/// `Split::bound` holds however far pass 2 got. With no root to split on, one case: the
+/// out of scope before). Every case has a bound (its node-by-node LP's, or 0 until pass 2
+/// when `keep` asks for feasibility on all of `cluster`'s nodes), so `Split::bound` holds
+/// however far pass 2 got. With no root to split on, one case: the
 /// application itself (unseen realistic 100/32 s149: a 13-node shape whose nodes are all of
 /// one type but the displays left every root one type; it went without the pattern bound
 /// and the packing search, undecided for 60 s, where its one case is refuted in 0.8 s).
 /// Pass 2 ends after `pass2` (when given) or with `stop`: the cases it has not settled stay
-/// open with their progress, for `advance` to go on with. None when a case's LP does not fit
-/// `lp_budget`, or `stop` ends pass 1. Not valid when CPUs are pinned by hand (callers check).
+/// open with their progress, for `advance` to go on with. None when a case's node-by-node LP
+/// (when it is solved) does not fit `lp_budget`, or `stop` ends pass 1. Not valid when CPUs are pinned by hand (callers check).
 #[allow(clippy::too_many_arguments)]
 pub fn split_bound(
     app: &Application,
@@ -550,9 +551,17 @@ pub fn split_bound_on(
     let case_of = |case: usize| -> Case { combination(&roots, case) };
     let analyse = |this: &Case| analyse_case(app, cluster, an, this);
     let refuted = cluster.nodes.len() as i64 + 1;
-    // Pass 1, every case: the node-by-node LP, then (when it leaves the case open) a brief
-    // packing search, which finds a packing when one is easy to find (a start for the
-    // search; the case stays open) and may refute the case.
+    // Pass 1, every case: the class relaxation's LP, the node-by-node LP (not when the
+    // question is feasibility on all of `cluster`'s nodes, `keep` at least their count but
+    // not i64::MAX), then (when they leave the case open) a brief packing search, which
+    // finds a packing when one is easy to find (a start for the search; the case stays open)
+    // and may refute the case. Asked so, as the search by shape asks, the node-by-node LP
+    // refuted no case the class LP had left open in 137 splits logged on 28 unseen realistic
+    // 100/32 instances (5-60 s each) and hard 100/32 s1 and s3: 21.7 s in all, up to 1.5 s of
+    // a split's pass 1 (s135: 1.1-1.4 s of 1.8-2.3); the packing and pass 2's pattern bound
+    // answer that question, and a case's bound starts from 0 then. With `keep` below the
+    // nodes its bound is what refutes (a packing may use every node).
+    let feasibility = keep >= cluster.nodes.len() as i64 && keep < i64::MAX;
     let mut bounds = vec![refuted; cases];
     let mut certs = Certificates::default();
     let mut packed: Vec<Option<Packed>> = vec![None; cases];
@@ -570,7 +579,7 @@ pub fn split_bound_on(
             *b = refuted;
             continue;
         }
-        *b = node_bound(&variant, cluster, &van, lp_budget, stop)?;
+        *b = if feasibility { 0 } else { node_bound(&variant, cluster, &van, lp_budget, stop)? };
         if *b > keep {
             continue;
         }

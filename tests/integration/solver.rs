@@ -1284,6 +1284,14 @@ fn node_bounds_hold(
             ));
         }
     }
+    // Asked as the search by shape asks (feasibility on all the nodes: `keep` their count, no
+    // node-by-node LP in pass 1), with the brief packing search: some case stays open.
+    let n = cluster.nodes.len() as i64;
+    if let Some(all) = flowmap::csp::bound::split_bound(app, cluster, an, n, usize::MAX, five, None, forever) {
+        if all.alive.is_empty() || all.bound > min {
+            return Err(format!("split on all {n} nodes: no case open, or bound {} above {min}", all.bound));
+        }
+    }
     // Pass 2 left to `bound::advance` (none of it in the split: `enough` 0; or cut after 1 ms
     // by its own time, `pass2`, maybe within a case's step), as the search by shape resumes
     // it, the pattern bound cut short after 1 ms each step (so it goes on from its columns)
