@@ -10,7 +10,7 @@
 //!
 //! Shapes are tried in rounds whose time per shape triples (0.25 s first): shapes the
 //! counting or the class relaxation's LP refute drop out in milliseconds, and the rest share
-//! the time. In round 1 the node-by-node LP is split on the
+//! the time. In round 1 the relaxations are split on the
 //! pace roots' processor types (`bound::split_bound`, at most `SPLIT_SLICE` a shape, of which
 //! its pass 2 at most `PASS2_SLICE`, `prove_on` going on with it in later stages): unseen
 //! realistic 100/32 s14's 13-node shapes, 2 of which stood against the unsplit LPs for 60 s,
@@ -115,7 +115,7 @@ pub(super) struct Found {
 struct Pending {
     size: i64,
     nodes: Vec<NodeId>,
-    /// The cases of the split on pace roots' types that the node-by-node LP leaves open
+    /// The cases of the split on pace roots' types that its tools leave open
     /// (from round 1; at most `ALIVE_KEPT`).
     cases: Vec<Case>,
     /// Per case, a packing of its modules onto the shape's nodes (numbered as in the shape's
@@ -1141,8 +1141,8 @@ fn sub_cluster(cluster: &Cluster, nodes: &[NodeId]) -> Cluster {
 /// `bound::refutes`) proves `sub` infeasible. Not the node-by-node LP (`bound::node_bound`):
 /// here it refuted none of the 864 shapes the class LP left open in 62 realistic 100/32 runs
 /// (unseen and committed, each 15-59 s to its proof; none either on u72, u39, u159, u180,
-/// u217) and took 0.1 s each, 87 s in all; the split (`split_cases`, stage 1) solves it per
-/// case, where it is stronger.
+/// u217) and took 0.1 s each, 87 s in all; nor does the split any more (twenty-fifth
+/// session: per case it refuted none the class LP had left open in 137 splits).
 fn refuted(
     app: &Application,
     sub: &Cluster,
@@ -1156,8 +1156,8 @@ fn refuted(
         || crate::csp::bound::refutes(app, sub, &an, budget, certs, &mut stop)
 }
 
-/// The node-by-node relaxation split on the pace roots' processor types
-/// (`bound::split_bound`) on `sub`: Err when it refutes every case, else the first
+/// The relaxations split on the pace roots' processor types (`bound::split_bound`, asked
+/// for feasibility on all of `sub`'s nodes, its pass 2 at most `PASS2_SLICE`) on `sub`: Err when it refutes every case, else the first
 /// `ALIVE_KEPT` cases it leaves open (none when there is nothing to split or `end` comes),
 /// whether those are all it leaves open, and every case it leaves open (for `prove_on`).
 #[allow(clippy::type_complexity)]
