@@ -491,9 +491,9 @@ const MAX_CASES: usize = 64;
 /// more with different T_exec, at most `MAX_CASES` cases; a case whose analysis finds no
 /// domain counts as `cluster`'s nodes + 1. Within a case every key is one value (when no
 /// root is left unsplit), so two exact tools apply (`patterns`): in pass 1, every case the
-/// LPs leave at most `keep` gets a brief packing search (`pack`, `PACK_QUICK` search nodes), whose packing keeps the case
-/// open and is returned as a start for the search, and whose refutation closes it (nodes +
-/// 1); in pass 2, the cases still undecided get the pattern bound, the dive and a longer
+/// LPs leave at most `keep` gets a brief packing search (`pack`, `PACK_QUICK` search
+/// nodes), whose packing keeps the case open and is returned as a start for the search, and
+/// whose refutation closes it (nodes + 1); in pass 2, the cases still undecided get the pattern bound, the dive and a longer
 /// packing search (`settle`), until `enough` cases are open. Those tools need every key to
 /// be one value: a case they find out of scope because roots beyond the split (at most
 /// `MAX_CASES` combinations of them) leave keys unfixed is refined on those roots, each
@@ -507,7 +507,8 @@ const MAX_CASES: usize = 64;
 /// and the packing search, undecided for 60 s, where its one case is refuted in 0.8 s).
 /// Pass 2 ends after `pass2` (when given) or with `stop`: the cases it has not settled stay
 /// open with their progress, for `advance` to go on with. None when a case's node-by-node LP
-/// (when it is solved) does not fit `lp_budget`, or `stop` ends pass 1. Not valid when CPUs are pinned by hand (callers check).
+/// (when it is solved) does not fit `lp_budget`, or `stop` ends pass 1. Not valid when CPUs
+/// are pinned by hand (callers check).
 #[allow(clippy::too_many_arguments)]
 pub fn split_bound(
     app: &Application,

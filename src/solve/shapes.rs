@@ -1157,9 +1157,10 @@ fn refuted(
 }
 
 /// The relaxations split on the pace roots' processor types (`bound::split_bound`, asked
-/// for feasibility on all of `sub`'s nodes, its pass 2 at most `PASS2_SLICE`) on `sub`: Err when it refutes every case, else the first
-/// `ALIVE_KEPT` cases it leaves open (none when there is nothing to split or `end` comes),
-/// whether those are all it leaves open, and every case it leaves open (for `prove_on`).
+/// for feasibility on all of `sub`'s nodes, its pass 2 at most `PASS2_SLICE`) on `sub`: Err
+/// when it refutes every case, else the first `ALIVE_KEPT` cases it leaves open (none when
+/// there is nothing to split or `end` comes), whether those are all it leaves open, and
+/// every case it leaves open (for `prove_on`).
 #[allow(clippy::type_complexity)]
 fn split_cases(
     app: &Application,
