@@ -1215,14 +1215,15 @@ struct Search<'a> {
     complete: bool,
     /// Cut short (`complete` false): an upper bound on the value of every set left unsearched.
     open: f64,
-    /// Per depth, the last `MEMO` nodes whose subtrees were searched whole (sorted loads,
-    /// minus the value, traffic each way; flat) and where the next one goes; the node's own.
+    /// Per depth, the last `MEMO` nodes whose subtrees were searched whole (minus the value,
+    /// traffic each way, loads in descending order; flat) and where the next one goes; the node's own.
     memo: Vec<(Vec<f64>, usize)>,
     key: Vec<Vec<f64>>,
     /// Per depth, its states (see `run`).
     states: Vec<Vec<f64>>,
-    /// Scratch of `run` and `log_bound`; `log_bound`'s constants.
-    most: Vec<u32>,
+    /// Per depth, `fit_alone`'s counts of the node there (each remaining class); `log_bound`'s
+    /// constants.
+    most: Vec<Vec<u32>>,
     order: LogOrder,
 }
 
@@ -1324,18 +1325,27 @@ impl Search<'_> {
             return val;
         }
         let ub = self.fit_alone(j, loads);
-        val + ub.min(log_bound(loads, self.its, self.y, &self.order, j, &self.most))
+        val + ub.min(log_bound(loads, self.its, self.y, &self.order, j, &self.most[j]))
     }
 
-    /// Each class from `j` on at most what fits on these loads alone (into `most`), and the
-    /// value of all of those.
+    /// Each class from `j` on at most what fits on these loads alone (into `most[j]`), and the
+    /// value of all of those. A node's loads are at least its parent's, CPU by CPU once sorted
+    /// (copies only add load), and `most` only falls as loads grow: the parent's counts (at
+    /// depth j − 1, set before any of its children run) cap these, so the count stops there
+    /// (the same counts, with less simulation: a class none of which fit above fits none here).
     fn fit_alone(&mut self, j: usize, loads: &[f64]) -> f64 {
         let mut ub = 0.0;
-        self.most.clear();
+        if self.most.len() <= j {
+            self.most.resize_with(j + 1, Vec::new);
+        }
+        let (above, here) = self.most.split_at_mut(j);
+        let here = &mut here[0];
+        here.clear();
         for r in j..self.its.len() {
             let it = self.its[r];
-            let q = most(loads, &it);
-            self.most.push(q);
+            let cap = above.last().map_or(it.size, |m| m[r + 1 - j]);
+            let q = if cap == 0 { 0 } else { most(loads, &Item { size: it.size.min(cap), ..it }) };
+            here.push(q);
             ub += self.y[it.class] * q as f64;
         }
         ub
@@ -1378,7 +1388,7 @@ impl Search<'_> {
         if val + ub <= self.best + 1e-9 {
             return;
         }
-        if val + log_bound(loads, self.its, self.y, &self.order, j, &self.most) <= self.best + 1e-9 {
+        if val + log_bound(loads, self.its, self.y, &self.order, j, &self.most[j]) <= self.best + 1e-9 {
             return;
         }
         let it = self.its[j];
@@ -1397,9 +1407,15 @@ impl Search<'_> {
         }
         let mut key = std::mem::take(&mut self.key[j]);
         key.clear();
-        key.extend_from_slice(loads);
-        key.sort_by(f64::total_cmp);
+        // The lost value and traffic, then the loads largest first: where two nodes differ
+        // most often, so most remembered nodes fail the check at its first values (the scan
+        // took a tenth of s233's run with the loads smallest first, many of them zero in both).
         key.extend([-val, tx, rx]);
+        // (`place` keeps loads ascending, from the root's zeros: reversed, they are in order.)
+        key.extend(loads.iter().rev());
+        if !key[3..].is_sorted_by(|a, b| a >= b) {
+            key[3..].sort_by(|a, b| b.total_cmp(a));
+        }
         if memo && self.memo[j].0.chunks_exact(w).any(|e| e.iter().zip(&key).all(|(a, b)| a <= b)) {
             self.key[j] = key;
             return;
