@@ -1837,11 +1837,25 @@ proptest! {
 /// and LD given, the same on both types) through FIFO links: p, q on 2-CPU nodes x (fast) or
 /// z (slow), the modules on nodes y0.. (fast, 1 or 2 CPUs).
 fn two_roots(tp: u32, tq: u32, mods: &[(u32, f64)], ycpus: &[u32]) -> (String, String) {
+    roots_instance(&[tp, tq], 2, mods, ycpus, |i| usize::from(i >= mods.len() / 2))
+}
+
+/// Sources p, q, r, ... (`ts`: T_exec on the fast type, twice that on the slow one) on nodes x
+/// (fast) and z (slow) of `root_cpus` CPUs, module i (T_exec and LD given, the same on both
+/// types) paced by source `src(i)` through a FIFO link, on nodes y0.. (fast, `ycpus` CPUs).
+fn roots_instance(
+    ts: &[u32],
+    root_cpus: u32,
+    mods: &[(u32, f64)],
+    ycpus: &[u32],
+    src: impl Fn(usize) -> usize,
+) -> (String, String) {
+    let names = ["p", "q", "r"];
     let ys: Vec<String> = (0..ycpus.len()).map(|i| format!("\"y{i}\"")).collect();
     let mut app = String::new();
-    for (src, t) in [("p", tp), ("q", tq)] {
+    for (name, t) in names.iter().zip(ts) {
         app += &format!(
-            "[[modules]]\nname = \"{src}\"\ntexec = {{ fast = \"{t} ms\", slow = \"{} ms\" }}\nload = 0.5\nallowed_nodes = [\"x\", \"z\"]\n",
+            "[[modules]]\nname = \"{name}\"\ntexec = {{ fast = \"{t} ms\", slow = \"{} ms\" }}\nload = 0.5\nallowed_nodes = [\"x\", \"z\"]\n",
             t * 2
         );
     }
@@ -1850,12 +1864,13 @@ fn two_roots(tp: u32, tq: u32, mods: &[(u32, f64)], ycpus: &[u32]) -> (String, S
             "[[modules]]\nname = \"m{i}\"\ntexec = {{ fast = \"{t} ms\", slow = \"{t} ms\" }}\nload = {ld}\nallowed_nodes = [{}]\n",
             ys.join(", ")
         );
-        let src = if i < mods.len() / 2 { "p" } else { "q" };
-        app += &format!("[[connections]]\nfrom = \"{src}\"\nto = \"m{i}\"\nkind = \"fifo\"\nvolume = \"1 B\"\n");
+        let from = names[src(i)];
+        app += &format!("[[connections]]\nfrom = \"{from}\"\nto = \"m{i}\"\nkind = \"fifo\"\nvolume = \"1 B\"\n");
     }
     let mut cluster = ETH.to_string();
     for (n, t) in [("x", "fast"), ("z", "slow")] {
-        cluster += &format!("[[nodes]]\nnames = \"{n}\"\ncpus = 2\nprocessor = \"{t}\"\nnetworks = [\"eth\"]\n");
+        cluster +=
+            &format!("[[nodes]]\nnames = \"{n}\"\ncpus = {root_cpus}\nprocessor = \"{t}\"\nnetworks = [\"eth\"]\n");
     }
     for (i, c) in ycpus.iter().enumerate() {
         cluster += &format!("[[nodes]]\nnames = \"y{i}\"\ncpus = {c}\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n");
@@ -1893,30 +1908,7 @@ proptest! {
 /// Three roots of two types each: the split has 8 cases, and a prefix (the first root's type)
 /// has 4 completions, so `partial_refutations` tries the prefixes.
 fn three_roots(ts: [u32; 3], mods: &[(u32, f64)], ycpus: &[u32]) -> (String, String) {
-    let ys: Vec<String> = (0..ycpus.len()).map(|i| format!("\"y{i}\"")).collect();
-    let mut app = String::new();
-    for (src, t) in ["p", "q", "r"].into_iter().zip(ts) {
-        app += &format!(
-            "[[modules]]\nname = \"{src}\"\ntexec = {{ fast = \"{t} ms\", slow = \"{} ms\" }}\nload = 0.5\nallowed_nodes = [\"x\", \"z\"]\n",
-            t * 2
-        );
-    }
-    for (i, (t, ld)) in mods.iter().enumerate() {
-        app += &format!(
-            "[[modules]]\nname = \"m{i}\"\ntexec = {{ fast = \"{t} ms\", slow = \"{t} ms\" }}\nload = {ld}\nallowed_nodes = [{}]\n",
-            ys.join(", ")
-        );
-        let src = ["p", "q", "r"][i % 3];
-        app += &format!("[[connections]]\nfrom = \"{src}\"\nto = \"m{i}\"\nkind = \"fifo\"\nvolume = \"1 B\"\n");
-    }
-    let mut cluster = ETH.to_string();
-    for (n, t) in [("x", "fast"), ("z", "slow")] {
-        cluster += &format!("[[nodes]]\nnames = \"{n}\"\ncpus = 3\nprocessor = \"{t}\"\nnetworks = [\"eth\"]\n");
-    }
-    for (i, c) in ycpus.iter().enumerate() {
-        cluster += &format!("[[nodes]]\nnames = \"y{i}\"\ncpus = {c}\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n");
-    }
-    (app, cluster)
+    roots_instance(&ts, 3, mods, ycpus, |i| i % 3)
 }
 
 /// Whether the split asked as the search by shape asks it (feasibility on all the nodes) keeps
