@@ -54,7 +54,7 @@
 
 mod patterns;
 mod simplex;
-pub use patterns::{pack_local, Columns, Packing};
+pub use patterns::{mapping_passes, pack_local, Columns, Packing};
 
 use super::flow::Flow;
 use super::{analysis::follow_key, analysis::may_follow, analysis::Stack, Analysis};

@@ -7,7 +7,8 @@ use crate::assert_close;
 use crate::support::*;
 use flowmap::gen::realistic::{generate, RealisticKind, RealisticOptions};
 use flowmap::model::{
-    Application, Cluster, EdgeRole, FilterKind, Mapping, ObjectId, Placement, Requirement, Route, Sync,
+    Application, Cluster, EdgeRole, FilterKind, Mapping, ModuleCosts, NodeId, ObjectId, ObjectKind, PerType, Placement,
+    Requirement, Route, Sync,
 };
 use flowmap::parse;
 use flowmap::perf::{self, Options};
@@ -253,6 +254,48 @@ fn planted_mappings_are_sound() {
         assert_sound(&i, &e.name);
         assert_eq!(Some(used_nodes(i.mapping.as_ref().unwrap())), e.planted, "{}", e.name);
     }
+}
+
+/// Planted mappings meet what every packing must (`bound::mapping_passes`: each node's whole
+/// set by the allocation's simulation as the verifier orders it, the hub rows, the latency
+/// disjunctions). The application is first refined to each module's
+/// costs on its own node's type only (a mapping sound for the application is sound there: the
+/// same costs where the modules are), so every key is one value and the patterns apply.
+#[test]
+fn planted_mappings_meet_the_packing_conditions() {
+    let mut checked = 0;
+    let mut cases: Vec<(String, Instance)> = Vec::new();
+    for (m, n) in [(50, 16), (100, 32)] {
+        for seed in 1..=6 {
+            for kind in [RealisticKind::Feasible, RealisticKind::Tight] {
+                cases.push((format!("{m}x{n} seed {seed} {kind:?}"), build(m, n, seed, kind)));
+            }
+        }
+    }
+    for e in corpus().iter().filter(|e| e.mapping.is_some() && e.modules <= 300) {
+        cases.push((e.name.clone(), load(&e.app, &e.cluster, e.mapping.as_deref())));
+    }
+    for (what, i) in &cases {
+        let m = i.mapping.as_ref().unwrap();
+        let mut app = i.app.clone();
+        for o in i.app.modules() {
+            let t = i.cluster.node(m.node_of(o)).processor.clone();
+            let c = i.app.object(o).costs().unwrap();
+            let one = |p: &PerType| PerType::ByType([(t.clone(), p.on(&t).unwrap())].into_iter().collect());
+            app.graph[o].kind = ObjectKind::Module(ModuleCosts { texec: one(&c.texec), load: one(&c.load) });
+        }
+        let r = verify::check(&app, &i.cluster, m, &Options::default());
+        assert_eq!(r.verdict, Verdict::Sound, "{what}: the refined application");
+        let an = flowmap::csp::Analysis::new(&app, &i.cluster, None);
+        assert!(an.problems.is_empty(), "{what}: {:?}", an.problems);
+        let at: Vec<NodeId> = app.graph.node_indices().map(|o| m.node_of(o)).collect();
+        match flowmap::csp::bound::mapping_passes(&app, &i.cluster, &an, &at) {
+            Some(Err(e)) => panic!("{what}: the planted mapping fails the packing conditions: {e}"),
+            Some(Ok(())) => checked += 1,
+            None => {}
+        }
+    }
+    assert!(checked * 2 >= cases.len(), "only {checked} of {} in the patterns' scope", cases.len());
 }
 
 #[test]

@@ -1128,6 +1128,17 @@ fn packing_holds(
             })
             .map(|key| &key.0)
             .collect();
+        // Every sound mapping meets what a packing must (each node's whole set by the
+        // simulation, the hub rows, the latency disjunctions).
+        let van = flowmap::csp::Analysis::new(v, cluster, None);
+        if van.problems.is_empty() {
+            for key in &sound {
+                let at: Vec<NodeId> = key.iter().map(|&x| NodeId(x)).collect();
+                if let Some(Err(e)) = flowmap::csp::bound::mapping_passes(v, cluster, &van, &at) {
+                    return Err(format!("a sound mapping {key:?} fails the packing conditions: {e}"));
+                }
+            }
+        }
         for set in 1..(1u32 << n) {
             let (nodes, sub) = subset(cluster, set);
             let van = flowmap::csp::Analysis::new(v, &sub, None);

@@ -222,6 +222,53 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
     Some(Setup { node_classes, members, items, orders, cpus, caps, sizes, link, hubs, together })
 }
 
+/// Whether the modules of a mapping (`node`: each object's node, by object index) meet what
+/// every packing must: each node's whole set passes the simulation as the verifier orders it
+/// (`set_fits_exact`), and together they keep the hub rows and latency disjunctions
+/// (`rows_hold`). None when the patterns are out of scope (see `bound`); Err names the first
+/// condition broken. A sound mapping meets them all: the tests hold the packing conditions
+/// to that.
+pub fn mapping_passes(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    node: &[crate::model::NodeId],
+) -> Option<Result<(), String>> {
+    let st = setup(app, cluster, an, &mut pumpkin_solver::core::termination::Indefinite)?;
+    let mut k_of = vec![usize::MAX; cluster.nodes.len()];
+    for (k, ns) in st.node_classes.iter().enumerate() {
+        for n in ns {
+            k_of[n.ix()] = k;
+        }
+    }
+    let mut cnt = vec![vec![0u32; st.sizes.len()]; cluster.nodes.len()];
+    for (c, ms) in st.members.iter().enumerate() {
+        for &mi in ms {
+            cnt[node[an.modules[mi].index()].ix()][c] += 1;
+        }
+    }
+    let mut loads = Vec::new();
+    let (mut ks, mut sets) = (Vec::new(), Vec::new());
+    for (n, c) in cnt.into_iter().enumerate() {
+        if c.iter().all(|&q| q == 0) {
+            continue;
+        }
+        let k = k_of[n];
+        if k == usize::MAX {
+            return Some(Err(format!("node {n} holds modules but is in no node class")));
+        }
+        if !set_fits_exact(&st, k, &c, &mut loads) {
+            return Some(Err(format!("node {n}: its set fails the simulation ({c:?})")));
+        }
+        ks.push(k);
+        sets.push(c);
+    }
+    if !rows_hold(&st, &ks, &sets) {
+        return Some(Err("a hub row or latency disjunction is broken".into()));
+    }
+    Some(Ok(()))
+}
+
 /// Per node class, the most a node of it can send, and receive, in all: the sum of its
 /// networks' bandwidths (eq 9–10: an edge between two nodes takes one network both are on,
 /// and each (node, network) link sends and receives at most the network's bandwidth); the
