@@ -437,7 +437,7 @@ pub fn repair(
     stacking: bool,
     stop: &mut dyn FnMut() -> bool,
 ) -> Option<(Mapping, Report)> {
-    walk(cx, start, seed, max_steps, None, MAX_KICKS, stacking, stop)
+    walk(cx, start, seed, max_steps, None, MAX_KICKS, stacking, false, stop)
 }
 
 /// `repair` from a packing of the modules (`bound::pack`): `base` with the modules of `at`
@@ -470,7 +470,7 @@ pub fn repair_from(
     }
     let bytes = edge_bytes(cx, None);
     route_all(cx, &mut m, &bytes);
-    walk(cx, m, seed, usize::MAX, None, MAX_KICKS, stacking, stop)
+    walk(cx, m, seed, usize::MAX, None, MAX_KICKS, stacking, true, stop)
 }
 
 /// The walk of `repair`, on the nodes `allowed` only (all if None), giving up after
@@ -490,6 +490,7 @@ fn walk(
     allowed: Option<&[bool]>,
     max_kicks: usize,
     stacking: bool,
+    untangle_first: bool,
     stop: &mut dyn FnMut() -> bool,
 ) -> Option<(Mapping, Report)> {
     let Ctx { app, cluster, an, popts, fix, .. } = cx;
@@ -526,6 +527,18 @@ fn walk(
     // The mapping with the fewest errors so far, where kicks start from.
     let mut elite = (cur.clone(), rep.clone(), score);
     let movable = |o: ObjectId| !fixed(o) && dom[o.index()].len() > 1 && share[o.index()].iter().all(|&x| !fixed(x));
+    if untangle_first && score > 0 {
+        untangle(
+            cx,
+            &Scope { checker: &checker, share: &share, dom: &dom, movable: &movable },
+            &mut cur,
+            &mut rep,
+            stop,
+        );
+        score = errors(cx, &cur, &rep);
+        (low, fewest) = (score, score);
+        elite = (cur.clone(), rep.clone(), score);
+    }
     // Moves per batch (see below), and steps since the batch shrank to one.
     let (mut batch, mut since_batch) = (4usize, 0usize);
     for _ in 0..max_steps {
@@ -765,6 +778,181 @@ fn walk(
     })
 }
 
+/// Bytes per second beyond the usable capacity, summed over every link and direction, each
+/// relative to that capacity (0: no link over; infinite without a prediction).
+fn excess(r: &Report) -> f64 {
+    let Some(p) = &r.prediction else { return f64::INFINITY };
+    let share = r.headroom.link.min(1.0);
+    p.links
+        .iter()
+        .map(|l| {
+            let cap = (l.capacity * share).max(1.0);
+            ((l.send - cap).max(0.0) + (l.recv - cap).max(0.0)) / cap
+        })
+        .sum()
+}
+
+/// What `untangle` lowers: the errors other than busy links (with misplaced filters), then
+/// `excess`.
+fn tangle(cx: Ctx, m: &Mapping, r: &Report) -> (usize, f64) {
+    let busy = r.diagnostics.iter().filter(|d| d.kind == verify::Kind::NetworkContention).count();
+    (errors(cx, m, r) - busy, excess(r))
+}
+
+/// What `untangle` and `trades` work with: the checker, the objects bound to share a node
+/// (`Analysis::must_share`), the domains, and which objects may move.
+struct Scope<'a> {
+    checker: &'a verify::Checker<'a>,
+    share: &'a [Vec<ObjectId>],
+    dom: &'a [Vec<NodeId>],
+    movable: &'a dyn Fn(ObjectId) -> bool,
+}
+
+/// Moves of `untangle` judged per busy link at most.
+const UNTANGLE_CANDIDATES: usize = 1500;
+
+/// A move of `untangle`: an object to a node, and perhaps an object of that node back to the
+/// first one's.
+type Trade = (ObjectId, NodeId, Option<ObjectId>);
+
+/// `cur` with `t` made, the moved objects' edges rerouted.
+fn trade(cx: Ctx, cur: &Mapping, share: &[Vec<ObjectId>], t: Trade, bytes: &[f64]) -> Mapping {
+    let (o, to, back) = t;
+    let here = cur.node_of(o);
+    let mut m = cur.clone();
+    put(cx, &mut m, share, o, to, None);
+    if let Some(c) = back {
+        put(cx, &mut m, share, c, here, None);
+        for x in unit_of(share, c) {
+            reroute(cx, &mut m, x, bytes);
+        }
+    }
+    for x in unit_of(share, o) {
+        reroute(cx, &mut m, x, bytes);
+    }
+    m
+}
+
+/// The trades that may relieve one busy link (node `n`, network, direction; `edges` what it
+/// carries), each judged by `check` as (other errors, `excess`): every end of an edge on `n`
+/// to each node of its domain, every far end to `n`, alone or trading places with an object
+/// of the target node that may take its place. At most `UNTANGLE_CANDIDATES`.
+fn trades(
+    cx: Ctx,
+    sc: &Scope,
+    cur: &Mapping,
+    rep: &Report,
+    n: NodeId,
+    edges: &[EdgeId],
+    stop: &mut dyn FnMut() -> bool,
+) -> Vec<((usize, f64), Trade)> {
+    let Scope { checker, share, dom, movable } = *sc;
+    let g = &cx.app.graph;
+    let bytes = edge_bytes(cx, Some(rep));
+    let mut moves: Vec<(ObjectId, NodeId)> = Vec::new();
+    for &e in edges {
+        let (s, d) = g.edge_endpoints(e).expect("edge");
+        let (x, y) = if cur.node_of(s) == n { (s, d) } else { (d, s) };
+        moves.push((y, n));
+        moves.extend(dom[x.index()].iter().map(|&t| (x, t)));
+    }
+    moves.sort();
+    moves.dedup();
+    let mut out = Vec::new();
+    for (o, to) in moves {
+        let here = cur.node_of(o);
+        if here == to || !movable(o) || dom[o.index()].binary_search(&to).is_err() {
+            continue;
+        }
+        let unit = unit_of(share, o);
+        let partners = g.node_indices().filter(|&c| {
+            !unit.contains(&c)
+                && cur.node_of(c) == to
+                && movable(c)
+                && dom[c.index()].binary_search(&here).is_ok()
+                && share[c.index()].iter().all(|&x| cur.node_of(x) == to)
+        });
+        for back in std::iter::once(None).chain(partners.map(Some)) {
+            if out.len() >= UNTANGLE_CANDIDATES || stop() {
+                return out;
+            }
+            let m = trade(cx, cur, share, (o, to, back), &bytes);
+            let r = checker.terse(&m);
+            out.push((tangle(cx, &m, &r), (o, to, back)));
+        }
+    }
+    out
+}
+
+/// Steepest descent on busy links, for starts whose CPUs fit and whose links do not (a
+/// packing's, `repair_from`): each step takes the busiest link not tried since the last move
+/// and makes its best trade (`trades`) when that lowers (other errors, `excess`); it ends
+/// when no link is left to try, at a sound mapping, or at `stop()`. The walk's moves only
+/// see the error count: a move that takes a link from 52 to 49 MB/s on 48 is invisible to
+/// it, and one that clears the link mostly breaks the packing's CPU fit.
+fn untangle(cx: Ctx, sc: &Scope, cur: &mut Mapping, rep: &mut Report, stop: &mut dyn FnMut() -> bool) {
+    let Scope { checker, share, .. } = *sc;
+    let better = |a: (usize, f64), b: (usize, f64)| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1 - 1e-9);
+    // Links over their usable capacity: (relative excess, node, network, sending, edges).
+    let busy_links = |rep: &Report| -> Vec<(f64, NodeId, NetworkId, bool, Vec<EdgeId>)> {
+        let Some(p) = &rep.prediction else { return Vec::new() };
+        let share_bw = rep.headroom.link.min(1.0);
+        let mut busy = Vec::new();
+        for l in &p.links {
+            let cap = (l.capacity * share_bw).max(1.0);
+            for (send, total, edges) in [(true, l.send, &l.send_edges), (false, l.recv, &l.recv_edges)] {
+                if total > cap {
+                    busy.push(((total - cap) / cap, l.node, l.network, send, edges.clone()));
+                }
+            }
+        }
+        busy
+    };
+    let mut key = tangle(cx, cur, rep);
+    let mut tried: Vec<(NodeId, NetworkId, bool)> = Vec::new();
+    while errors(cx, cur, rep) > 0 && !stop() {
+        let busy = busy_links(rep);
+        let Some((_, n, k, send, edges)) = busy
+            .into_iter()
+            .filter(|b| !tried.contains(&(b.1, b.2, b.3)))
+            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
+        else {
+            return;
+        };
+        tried.push((n, k, send));
+        let cands = trades(cx, sc, cur, rep, n, &edges, stop);
+        let pick = cands.into_iter().reduce(|a, b| if better(b.0, a.0) { b } else { a });
+        if let Some((kk, t)) = pick.filter(|p| better(p.0, key)) {
+            *cur = trade(cx, cur, share, t, &edge_bytes(cx, Some(rep)));
+            *rep = checker.terse(cur);
+            key = kk;
+            tried.clear();
+        }
+    }
+}
+
+/// `untangle` from `start` (every route set afresh), outside a walk: the mapping it ends at
+/// and its terse report.
+pub fn untangled(cx: Ctx, start: Mapping, stop: &mut dyn FnMut() -> bool) -> (Mapping, Report) {
+    let Ctx { app, cluster, an, popts, fix, .. } = cx;
+    let checker = verify::Checker::new(app, cluster, popts);
+    let share = an.must_share(app, cluster);
+    let fixed = |o: ObjectId| fix.is_some_and(|f| f.placement[o.index()].is_some());
+    let movable =
+        |o: ObjectId| !fixed(o) && an.domain[o.index()].len() > 1 && share[o.index()].iter().all(|&x| !fixed(x));
+    let mut cur = start;
+    route_all(cx, &mut cur, &edge_bytes(cx, None));
+    let mut rep = checker.terse(&cur);
+    untangle(
+        cx,
+        &Scope { checker: &checker, share: &share, dom: &an.domain, movable: &movable },
+        &mut cur,
+        &mut rep,
+        stop,
+    );
+    (cur, rep)
+}
+
 /// Moves single modules (none of `unit`, each `movable` and bound to no other) off node `n`
 /// until its modules fit its CPUs: each round, the one cheapest to place elsewhere goes to
 /// its best other node by `Tables::cost`.
@@ -823,7 +1011,7 @@ pub fn onto(
     stop: &mut dyn FnMut() -> bool,
 ) -> Option<(Mapping, Report)> {
     let m = onto_start(cx, cur, rep, allowed)?;
-    walk(cx, m, seed, usize::MAX, Some(allowed), SQUEEZE_KICKS, true, stop)
+    walk(cx, m, seed, usize::MAX, Some(allowed), SQUEEZE_KICKS, true, false, stop)
 }
 
 /// The start of `onto`: the objects off the `allowed` nodes moved, one at a time (a group
@@ -1148,7 +1336,7 @@ pub fn squeeze(
             let mut allowed = used.clone();
             allowed[v] = false;
             let s = seed.wrapping_add(attempt as u64).wrapping_add(rng.random::<u32>() as u64);
-            if let Some((m, r)) = walk(cx, m, s, usize::MAX, Some(&allowed), SQUEEZE_KICKS, true, stop) {
+            if let Some((m, r)) = walk(cx, m, s, usize::MAX, Some(&allowed), SQUEEZE_KICKS, true, false, stop) {
                 cur = m;
                 rep = r;
                 failed.iter_mut().for_each(|f| *f = false);

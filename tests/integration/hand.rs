@@ -551,3 +551,39 @@ fn placement_constraints_and_routes() {
     let r = run(app, cluster, "[place]\na = \"n1\"\nb = \"n2\"\n[[route]]\nconnection = \"a->b\"\nnetwork = \"y\"\n");
     assert_eq!(r.kinds(), vec![Kind::Placement, Kind::Placement]);
 }
+
+#[test]
+fn untangle_trades_places_to_relieve_a_busy_link() {
+    // Four self-paced modules (10 ms, load 1: each needs a CPU of its own) on two 2-CPU nodes;
+    // a -> b carries 2 MB per iteration of a (100 Hz): 200 MB/s, twice the network's 100 MB/s.
+    // Start: n1 {a, c}, n2 {b, d}: n1 sends and n2 receives 200 MB/s (two busy links, excess
+    // (200 - 100) / 100 each = 2 in all). Moving one module alone puts three on two CPUs (a
+    // CPU error); trading b with c (or a with d) puts a and b together: sound, no traffic.
+    let mut app: String = ["a", "b", "c", "d"]
+        .iter()
+        .map(|n| format!("[[modules]]\nname = \"{n}\"\ntexec = \"10 ms\"\nload = 1.0\n"))
+        .collect();
+    app += "[[connections]]\nfrom = \"a\"\nto = \"b\"\nvolume = \"2 MB\"\n";
+    let app = app.as_str();
+    let start = run(
+        app,
+        &simple_cluster(&[("n1", 2), ("n2", 2)], "100 MB/s", "0 ms"),
+        "[place]\na = \"n1\"\nc = \"n1\"\nb = \"n2\"\nd = \"n2\"\n",
+    );
+    assert_eq!(start.kinds(), vec![Kind::NetworkContention, Kind::NetworkContention]);
+    // Each single move is a CPU error.
+    let moved = run(
+        app,
+        &simple_cluster(&[("n1", 2), ("n2", 2)], "100 MB/s", "0 ms"),
+        "[place]\na = \"n1\"\nc = \"n1\"\nb = \"n1\"\nd = \"n2\"\n",
+    );
+    assert!(moved.kinds().contains(&Kind::CpuOverload), "{:?}", moved.kinds());
+    let popts = flowmap::perf::Options::default();
+    let an = flowmap::csp::Analysis::new(&start.app, &start.cluster, None);
+    let cx = crate::realistic::ctx_of(&start.app, &start.cluster, &an, &popts);
+    let (m, _) = flowmap::solve::walk::untangled(cx, start.mapping.clone(), &mut || false);
+    let r = flowmap::verify::check(&start.app, &start.cluster, &m, &popts);
+    assert_eq!(r.verdict, flowmap::verify::Verdict::Sound, "{:?}", r.diagnostics);
+    let node = |o: &str| m.node_of(start.app.find_object(o).unwrap());
+    assert_eq!(node("a"), node("b"));
+}

@@ -838,7 +838,7 @@ pub fn ctx<'a>(i: &'a Instance, an: &'a flowmap::csp::Analysis, popts: &'a Optio
 }
 
 /// The constructions' context without a partial mapping or a deadline, filters local.
-fn ctx_of<'a>(
+pub fn ctx_of<'a>(
     app: &'a flowmap::model::Application,
     cluster: &'a flowmap::model::Cluster,
     an: &'a flowmap::csp::Analysis,
