@@ -712,6 +712,17 @@ fn split_roots(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<Root>
     for r in an.pace_root.iter().flatten() {
         *paced.entry(r.0).or_default() += 1;
     }
+    // Members of synchronous cycles too: a cycle's T_it_sync, which paces its component, is
+    // its members' T_exec plus routes (eq 5), so with their types fixed it is known up to
+    // the routes, and the pattern tools order the modules it paces (`patterns::setup`). Each
+    // counts its component's modules.
+    let sg = &an.sync_lo;
+    for ms in &sg.cycles {
+        let size = sg.component.iter().filter(|&&c| c == sg.component[ms[0]]).count();
+        for &m in ms {
+            paced.entry(m).or_insert(size);
+        }
+    }
     // Per root: how many it paces, its object, and its costs on each type it may take.
     let mut roots: Vec<(usize, ObjectId, Vec<ModuleCosts>)> = Vec::new();
     for (&r, &count) in &paced {

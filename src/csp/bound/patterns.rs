@@ -21,6 +21,11 @@
 //! them over the networks its node shares with theirs (`hubs`). Requirements and the
 //! iteration-load allocation are not modelled.
 //!
+//! Synchronous cycles: their members are items when no two may share a node (else they take
+//! no load: one thread, `CycleRule`), and a key that only lies in a range (a pace a cycle or
+//! several predecessors set) gives every eq-7 order the ranges allow (`eq7_orders`); a
+//! class they cannot take is left out of the classes (`setup`), a relaxation.
+//!
 //! Why a set's own allocation is enough: removing a module from a node never raises any CPU's
 //! load at any later step (the sorted loads after each step are monotone in the sorted loads
 //! before it, an order-statistics argument), so a subset of a pattern that keeps the same
@@ -112,6 +117,9 @@ struct Setup {
     members: Vec<Vec<usize>>,
     items: Vec<Vec<Item>>,
     orders: Vec<Vec<Vec<Item>>>,
+    /// Per node class, how many of its orders (the first) are eq 7's: one, or every order the
+    /// key ranges allow (`eq7_orders`); the rest are eq 8's, one per synchronous component.
+    eq7: Vec<usize>,
     cpus: Vec<usize>,
     caps: Vec<f64>,
     sizes: Vec<f64>,
@@ -124,6 +132,10 @@ struct Setup {
     /// holds both module classes of one of its pairs (two members when they are one class).
     /// Checked on packings, not in the LP.
     together: Vec<Vec<(usize, usize)>>,
+    /// Per node class, whether a module left out of the classes may sit there (`setup`): a
+    /// set there may be joined by it, so it is never surely in configuration 1 and passes in
+    /// either order.
+    open: Vec<bool>,
 }
 
 /// A row of the pattern LP (`hubs`): the modules of class `class` on nodes of the node
@@ -143,33 +155,71 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
     let Classes::Built(node_classes, classes) = classes(app, cluster, an, true, false, stop) else {
         return None;
     };
-    let mut items: Vec<Vec<Item>> = vec![Vec::new(); node_classes.len()];
-    for (c, class) in classes.iter().enumerate() {
-        for &k in class.on.keys() {
+    let cycles = cycle_rules(an);
+    let sig = pace_signatures(an);
+    // Per module class, its item on each node class it may use with its key's upper bound
+    // (the item holds the lower); None: left out (below).
+    let mut per_class: Vec<Option<Vec<(usize, Item, f64)>>> = Vec::with_capacity(classes.len());
+    for class in &classes {
+        let mut out: Option<Vec<(usize, Item, f64)>> = Some(Vec::new());
+        'k: for &k in class.on.keys() {
             let n = node_classes[k][0];
-            let mut item: Option<Item> = None;
+            let mut item: Option<(Item, f64)> = None;
             for &mi in &class.members {
-                let s = an.stack_params(app, cluster, mi, n)?;
-                if s.key7_lo != s.key7_hi || s.w8_lo != s.w8_hi {
-                    return None;
-                }
+                let (texec, ld) = an.costs(app, cluster, mi, n);
+                let (key7, key_hi, pred, u) = match an.stack_params(app, cluster, mi, n) {
+                    // A member of a synchronous cycle whose members never share a node
+                    // (`cycle_rules`): alone in its thread on its node, it is allocated as
+                    // any module; it paces itself (u from its cycle's T_it, or 1: an idle
+                    // CPU, where every slowdown slows the cycle).
+                    None => match an.sync_lo.cycle_of[mi].and_then(|c| cycles[c]) {
+                        // Members that may share a node form one thread there, which adds
+                        // the largest of their loads, not each: taken as loading nothing and
+                        // never slowed (a relaxation), anywhere in the order.
+                        Some(CycleRule::Free) => {
+                            let (lo, _) = an.key7(app, cluster, mi, n);
+                            (lo, lo, false, 0.0)
+                        }
+                        Some(rule) => {
+                            let (lo, hi) = an.key7(app, cluster, mi, n);
+                            let u = if rule == CycleRule::Idle {
+                                1.0
+                            } else if an.tit_hi[mi] > 0.0 && an.tit_hi[mi].is_finite() {
+                                (texec / an.tit_hi[mi]).min(1.0)
+                            } else {
+                                0.0
+                            };
+                            (lo, hi, false, u)
+                        }
+                        // Another cycle or a lockstep group: its class is left out.
+                        None => {
+                            out = None;
+                            break 'k;
+                        }
+                    },
+                    // A key no split on pace roots fixes stays a range: see below.
+                    Some(s) if s.key7_lo != s.key7_hi && an.pace_root[mi].is_some() => return None,
+                    Some(s) if s.w8_lo != s.w8_hi => return None,
+                    Some(s) => (s.key7_lo, s.key7_hi, s.pred, s.u),
+                };
+                let free = an.sync_lo.cycle_of[mi].and_then(|c| cycles[c]) == Some(CycleRule::Free);
                 let this = Item {
-                    class: c,
+                    class: 0,
                     size: class.size as u32,
-                    ld: s.ld,
-                    u: s.u,
-                    pred: s.pred,
-                    comp: s.comp,
-                    key7: s.key7_lo,
-                    w8: s.w8_lo,
+                    ld: if free { 0.0 } else { ld },
+                    u,
+                    pred,
+                    comp: an.sync_lo.component[mi],
+                    key7,
+                    w8: texec * ld,
                     decl: an.modules[mi].index(),
                     tx: 0.0,
                     rx: 0.0,
                 };
                 match &mut item {
-                    None => item = Some(this),
-                    Some(f) => {
-                        if (f.ld, f.pred, f.key7, f.w8) != (this.ld, this.pred, this.key7, this.w8) {
+                    None => item = Some((this, key_hi)),
+                    Some((f, hi)) => {
+                        if (f.ld, f.pred, f.key7, f.w8, *hi) != (this.ld, this.pred, this.key7, this.w8, key_hi) {
                             return None;
                         }
                         if f.comp != this.comp {
@@ -180,9 +230,86 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
                     }
                 }
             }
-            items[k].extend(item);
+            // A class is one block in the order: with a key known only within a range, only
+            // when its members' T_it_sync is one value in every sound mapping (one pace
+            // signature); else their keys could fall apart around another module's.
+            if let Some((_, hi)) = item {
+                if hi != item.map_or(hi, |i| i.0.key7) {
+                    let s0 = sig[class.members[0]];
+                    if class.members.iter().any(|&mi| sig[mi] != s0) {
+                        out = None;
+                        break 'k;
+                    }
+                }
+            }
+            if let (Some(v), Some((it, hi))) = (out.as_mut(), item) {
+                v.push((k, it, hi));
+            }
+        }
+        per_class.push(out);
+    }
+    // A key known only within a range (a pace set by a cycle, whose T_it_sync depends on its
+    // members' processor types and routes, or by several predecessors): eq 7's order is any
+    // the ranges allow (`eq7_orders`), each a relaxation's alternative (a set is a pattern
+    // when it passes in one). At most `MAX_EQ7` per node class: beyond, the class with the
+    // widest range is left out, until every node class is within it.
+    let seqs: Vec<Vec<Vec<usize>>> = loop {
+        let mut ranges: Vec<Vec<(usize, f64, f64, usize)>> = vec![Vec::new(); node_classes.len()];
+        for (c, its) in per_class.iter().enumerate() {
+            for (k, it, hi) in its.iter().flatten() {
+                ranges[*k].push((c, it.key7, *hi, it.decl));
+            }
+        }
+        let mut out = Vec::with_capacity(ranges.len());
+        let mut drop = None;
+        for rs in &ranges {
+            match eq7_orders(rs) {
+                Some(v) => out.push(v),
+                None => {
+                    // The class whose range holds the most other keys' ranges.
+                    let meets = |r: &(usize, f64, f64, usize)| {
+                        rs.iter().filter(|o| o.0 != r.0 && o.1 <= r.2 && o.2 >= r.1).count()
+                    };
+                    drop = rs
+                        .iter()
+                        .filter(|r| r.1 != r.2)
+                        .max_by(|x, y| meets(x).cmp(&meets(y)).then((x.2 - x.1).total_cmp(&(y.2 - y.1))))
+                        .map(|r| r.0);
+                    break;
+                }
+            }
+        }
+        match drop {
+            Some(c) => per_class[c] = None,
+            None => break out,
+        }
+    };
+    // Left-out modules are in no class: a sound mapping's restriction to the others keeps
+    // every condition below (a node's set without them passes in the same order, their
+    // loads gone; their traffic is not charged; see the module's documentation), except
+    // that one of them may break a node's configuration 1, so a node class that may hold
+    // one is never surely in it (`Setup::open`).
+    let mut open = vec![false; node_classes.len()];
+    let mut items: Vec<Vec<Item>> = vec![Vec::new(); node_classes.len()];
+    let mut kept: Vec<super::Class> = Vec::new();
+    let mut new_of: Vec<Option<usize>> = vec![None; classes.len()];
+    for (c, (class, its)) in classes.into_iter().zip(per_class).enumerate() {
+        match its {
+            None => {
+                for &k in class.on.keys() {
+                    open[k] = true;
+                }
+            }
+            Some(its) => {
+                for (k, it, _) in its {
+                    items[k].push(Item { class: kept.len(), ..it });
+                }
+                new_of[c] = Some(kept.len());
+                kept.push(class);
+            }
         }
     }
+    let classes = kept;
     // CPUs beyond the modules a node could hold stay idle (every module finds an idle one
     // first), so the simulation needs at most that many: the same allocation, bounded work.
     let cpus: Vec<usize> = node_classes
@@ -199,12 +326,26 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
     let (fmay, most_on) = set_traffic(app, cluster, an, &node_classes, &members, &mut items, &cpus, &link);
     let hubs = hubs(app, cluster, an, &node_classes, &members, &items, &fmay, &most_on);
     let together = together(app, cluster, an, &members);
-    // Orders: eq 7's for every set, and eq 8's per synchronous component (no predecessor).
+    // Orders: eq 7's for every set (those the key ranges allow), and eq 8's per synchronous
+    // component (no predecessor).
     let mut orders: Vec<Vec<Vec<Item>>> = Vec::new();
-    for its in &items {
-        let mut by_key = its.clone();
-        by_key.sort_by(|a, b| b.key7.total_cmp(&a.key7).then(a.decl.cmp(&b.decl)));
-        let mut per_node = vec![by_key];
+    let mut eq7 = Vec::with_capacity(items.len());
+    for (its, seqs) in items.iter().zip(&seqs) {
+        let mut per_node: Vec<Vec<Item>> = seqs
+            .iter()
+            .map(|seq| {
+                seq.iter()
+                    .map(|&c| {
+                        let c = new_of[c].expect("a kept class");
+                        *its.iter().find(|it| it.class == c).expect("the class's item")
+                    })
+                    .collect()
+            })
+            .collect();
+        if per_node.is_empty() {
+            per_node.push(Vec::new());
+        }
+        eq7.push(per_node.len());
         // usize::MAX: a class whose members are in several components; it joins every
         // component's order, and the order of such classes alone covers the rest.
         let mut comps: BTreeSet<usize> = its.iter().filter(|i| !i.pred).map(|i| i.comp).collect();
@@ -219,7 +360,182 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
         }
         orders.push(per_node);
     }
-    Some(Setup { node_classes, members, items, orders, cpus, caps, sizes, link, hubs, together })
+    Some(Setup { node_classes, members, items, orders, eq7, cpus, caps, sizes, link, hubs, together, open })
+}
+
+/// Most eq-7 orders per node class (`setup`).
+const MAX_EQ7: usize = 8;
+/// Search nodes `eq7_orders` may spend per node class.
+const EQ7_NODES: usize = 20_000;
+
+/// Every order of decreasing key, ties in declaration order (eq 7's, `perf::alloc`), that
+/// keys within these ranges may give: `rs` holds (class, lowest key, highest key,
+/// declaration index) per module class; the orders are sequences of those classes. None when
+/// there are more than `MAX_EQ7` or the search ran past `EQ7_NODES`. Keys are independent
+/// here (those of one cycle's pipeline move together, so this may list orders no mapping
+/// gives: a relaxation). A sequence is possible when values v_1 >= v_2 >= ... exist with v_i
+/// in its range and ties only in ascending declaration order: each placed as high as the
+/// one before allows, which is what the search does, keeping the highest value left (a
+/// value at most c, equal to c only after a lower declaration index; or below c).
+fn eq7_orders(rs: &[(usize, f64, f64, usize)]) -> Option<Vec<Vec<usize>>> {
+    // The cap on the next value: at most c (equal only with a larger declaration index than
+    // d), or strictly below c.
+    #[derive(Clone, Copy)]
+    enum Cap {
+        At(f64, usize),
+        Below(f64),
+    }
+    fn admits(cap: Cap, lo: f64, decl: usize) -> bool {
+        match cap {
+            Cap::At(c, d) => lo < c || (lo == c && decl > d),
+            Cap::Below(c) => lo < c,
+        }
+    }
+    fn place(cap: Cap, lo: f64, hi: f64, decl: usize) -> Option<Cap> {
+        match cap {
+            Cap::At(c, d) => {
+                if hi < c {
+                    Some(Cap::At(hi, decl))
+                } else if decl > d && lo <= c {
+                    Some(Cap::At(c, decl))
+                } else if lo < c {
+                    Some(Cap::Below(c))
+                } else {
+                    None
+                }
+            }
+            Cap::Below(c) => {
+                if hi < c {
+                    Some(Cap::At(hi, decl))
+                } else if lo < c {
+                    Some(Cap::Below(c))
+                } else {
+                    None
+                }
+            }
+        }
+    }
+    struct Dfs<'a> {
+        rs: &'a [(usize, f64, f64, usize)],
+        used: Vec<bool>,
+        seq: Vec<usize>,
+        out: Vec<Vec<usize>>,
+        nodes: usize,
+    }
+    impl Dfs<'_> {
+        fn run(&mut self, cap: Cap) -> bool {
+            self.nodes += 1;
+            if self.nodes > EQ7_NODES || self.out.len() > MAX_EQ7 {
+                return false;
+            }
+            if self.seq.len() == self.rs.len() {
+                self.out.push(self.seq.iter().map(|&i| self.rs[i].0).collect());
+                return true;
+            }
+            for i in 0..self.rs.len() {
+                if self.used[i] {
+                    continue;
+                }
+                let (_, lo, hi, decl) = self.rs[i];
+                let Some(next) = place(cap, lo, hi, decl) else { continue };
+                // Every module left must still fit below.
+                self.used[i] = true;
+                let ok = (0..self.rs.len()).all(|j| self.used[j] || admits(next, self.rs[j].1, self.rs[j].3));
+                if ok {
+                    self.seq.push(i);
+                    let go = self.run(next);
+                    self.seq.pop();
+                    if !go {
+                        self.used[i] = false;
+                        return false;
+                    }
+                }
+                self.used[i] = false;
+            }
+            true
+        }
+    }
+    let mut d = Dfs { rs, used: vec![false; rs.len()], seq: Vec::new(), out: Vec::new(), nodes: 0 };
+    if !d.run(Cap::At(f64::INFINITY, 0)) || d.out.len() > MAX_EQ7 {
+        return None;
+    }
+    Some(d.out)
+}
+
+/// Per module, a pace signature: modules with one signature have one T_it_sync in every
+/// sound mapping. A predecessor's T_it is its T_exec on its node (its own signature); a
+/// cycle's or lockstep group's members share their group's; any other module keeps up with
+/// every input (soundness rule 3), so its T_it is the largest ratio x T_it over its inputs
+/// (eq 4): the same inputs' signatures with the same ratios give the same.
+fn pace_signatures(an: &Analysis) -> Vec<usize> {
+    use std::collections::BTreeMap;
+    let sg = &an.sync_lo;
+    let n = an.modules.len();
+    let mut sig = vec![usize::MAX; n];
+    let mut ids: BTreeMap<(u8, Vec<(usize, u64)>), usize> = BTreeMap::new();
+    let mut intern = |key: (u8, Vec<(usize, u64)>)| {
+        let next = ids.len();
+        *ids.entry(key).or_insert(next)
+    };
+    for comp in &sg.order {
+        if comp.len() > 1 || sg.cycle_of[comp[0]].is_some() || sg.lock_of[comp[0]].is_some() {
+            let id = intern((1, vec![(comp[0], 0)]));
+            for &m in comp {
+                sig[m] = id;
+            }
+            continue;
+        }
+        let m = comp[0];
+        let mut key: Vec<(usize, u64)> = an.inputs[m].iter().map(|x| (sig[x.source], x.ratio.to_bits())).collect();
+        if key.is_empty() || key.iter().any(|e| e.0 == usize::MAX) {
+            sig[m] = intern((0, vec![(m, 0)]));
+            continue;
+        }
+        key.sort_unstable();
+        key.dedup();
+        sig[m] = intern((2, key));
+    }
+    sig
+}
+
+/// How the pattern tools take a synchronous cycle's members (`cycle_rules`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum CycleRule {
+    /// No two members may share a node, and every slowdown of one slows the cycle (one
+    /// elementary cycle through every member, no synchronous input from outside: its T_it is
+    /// that cycle's round trip, eq 5): each needs an idle CPU.
+    Idle,
+    /// No two members may share a node: each keeps up with its cycle's T_it (eq 4).
+    KeepUp,
+    /// Two members may share a node, where they form one thread (perf/alloc.rs), which the
+    /// simulation does not model: they take no load and no condition.
+    Free,
+}
+
+/// Per synchronous cycle of `an` (`SyncStructure::cycles`), how the pattern tools take its
+/// members (`CycleRule`); None for a lockstep group's, or a cycle whose elementary cycles
+/// were not all listed.
+fn cycle_rules(an: &Analysis) -> Vec<Option<CycleRule>> {
+    let sg = &an.sync_lo;
+    (0..sg.cycles.len())
+        .map(|c| {
+            let ms = &sg.cycles[c];
+            if sg.approximate.contains(&c) || ms.iter().any(|&m| sg.lock_of[m].is_some()) {
+                return None;
+            }
+            for (i, &a) in ms.iter().enumerate() {
+                let da = &an.domain[an.modules[a].index()];
+                for &b in &ms[i + 1..] {
+                    if an.domain[an.modules[b].index()].iter().any(|n| da.binary_search(n).is_ok()) {
+                        return Some(CycleRule::Free);
+                    }
+                }
+            }
+            let one = sg.elementary[c].len() == 1 && sg.elementary[c][0].len() == ms.len();
+            let closed = ms.iter().all(|&m| an.inputs[m].iter().all(|x| sg.cycle_of[x.source] == Some(c)));
+            Some(if one && closed { CycleRule::Idle } else { CycleRule::KeepUp })
+        })
+        .collect()
 }
 
 /// Whether the modules of a mapping (`node`: each object's node, by object index) meet what
@@ -657,7 +973,8 @@ pub(super) fn bound(
     stop: &mut impl TerminationCondition,
 ) -> Bounded {
     let end = Instant::now() + budget;
-    let Some(Setup { items, orders, cpus, caps, sizes, link, hubs, .. }) = setup(app, cluster, an, stop) else {
+    let Some(Setup { items, orders, eq7, cpus, caps, sizes, link, hubs, open, .. }) = setup(app, cluster, an, stop)
+    else {
         return Bounded { bound: None, duals: None, cols: Columns::default(), done: false };
     };
     let nodes = cluster.nodes.len() as f64;
@@ -720,16 +1037,25 @@ pub(super) fn bound(
             let floor = w[nc + k].max(0.0) + 1.0;
             for (o, order) in orders[k].iter().enumerate() {
                 if exact {
-                    let got = price(order, o == 0, &yk[k], cpus[k], link[k], floor, QUICK_NODES, end, &mut || {
-                        stop.should_stop()
-                    });
+                    let got = price(
+                        order,
+                        o < eq7[k] && !open[k],
+                        &yk[k],
+                        cpus[k],
+                        link[k],
+                        floor,
+                        QUICK_NODES,
+                        end,
+                        &mut || stop.should_stop(),
+                    );
                     if !got.complete {
                         short.push((k, o));
                     }
                     ceils[k][o] = got.ceiling;
                     added += take(k, got.value, got.pattern, &mut tops);
                 } else {
-                    let (value, pattern, _) = greedy(order, o == 0, &yk[k], cpus[k], link[k], &mut seed);
+                    let (value, pattern, _) =
+                        greedy(order, o < eq7[k] && !open[k], &yk[k], cpus[k], link[k], &mut seed);
                     added += take(k, value, pattern, &mut tops);
                 }
             }
@@ -778,9 +1104,17 @@ pub(super) fn bound(
             let mut complete = true;
             for &(k, o) in &short {
                 let floor = w[nc + k].max(0.0) + 1.0;
-                let got = price(&orders[k][o], o == 0, &yk[k], cpus[k], link[k], floor, SEARCH_NODES, end, &mut || {
-                    stop.should_stop()
-                });
+                let got = price(
+                    &orders[k][o],
+                    o < eq7[k] && !open[k],
+                    &yk[k],
+                    cpus[k],
+                    link[k],
+                    floor,
+                    SEARCH_NODES,
+                    end,
+                    &mut || stop.should_stop(),
+                );
                 complete &= got.complete;
                 ceils[k][o] = ceils[k][o].min(got.ceiling);
                 added += take(k, got.value, got.pattern, &mut tops);
@@ -1566,7 +1900,7 @@ pub(super) fn pack(
     };
     let slots = slots_of(&st);
     match pack_counts(&st, duals, first_run, seed, max_nodes, Instant::now() + budget, stop) {
-        Some(Some(cnt)) => Packing::Found(at_of(&st, &slots, &cnt, an.modules.len())),
+        Some(Some(cnt)) => Packing::Found(at_of(&st, &slots, &cnt, an)),
         Some(None) => Packing::Refuted,
         None => Packing::Unknown,
     }
@@ -1725,12 +2059,14 @@ fn restrict(st: &Setup, slots: &[(usize, crate::model::NodeId)], chosen: &[usize
         members: Vec::new(),
         items,
         orders,
+        eq7: st.eq7.clone(),
         cpus: st.cpus.clone(),
         caps,
         sizes,
         link: st.link.clone(),
         hubs: Vec::new(),
         together: Vec::new(),
+        open: st.open.clone(),
     }
 }
 
@@ -1813,7 +2149,7 @@ pub fn pack_local(
             let mut directed = false;
             if whole {
                 if rows_hold(&st, &ks, &cnt) {
-                    return Packing::Found(at_of(&st, &slots, &cnt, an.modules.len()));
+                    return Packing::Found(at_of(&st, &slots, &cnt, an));
                 }
                 // A latency disjunction broken: a module of one class of one of its pairs
                 // joins a node of the other's, whose modules of other classes leave at
@@ -2008,7 +2344,7 @@ pub fn pack_local(
                         if (0..slots.len()).all(|s| set_fits_exact(&st, slots[s].0, &full[s], &mut loads))
                             && rows_hold(&st, &ks, &full)
                         {
-                            return Packing::Found(at_of(&st, &slots, &full, an.modules.len()));
+                            return Packing::Found(at_of(&st, &slots, &full, an));
                         }
                     }
                 }
@@ -2140,7 +2476,7 @@ pub fn pack_dive(
         // as the verifier orders it).
         let ks: Vec<usize> = slots.iter().map(|e| e.0).collect();
         if (0..slots.len()).all(|s| set_fits_exact(&st, slots[s].0, &cnt[s], &mut loads)) && rows_hold(&st, &ks, &cnt) {
-            return Packing::Found(at_of(&st, &slots, &cnt, an.modules.len()));
+            return Packing::Found(at_of(&st, &slots, &cnt, an));
         }
     }
     Packing::Unknown
@@ -2200,7 +2536,7 @@ fn residual_lp(
                     let (value, pattern) = if exact {
                         let got = price(
                             order,
-                            o == 0,
+                            o < st.eq7[k] && !st.open[k],
                             &y,
                             st.cpus[k],
                             st.link[k],
@@ -2211,7 +2547,8 @@ fn residual_lp(
                         );
                         (got.value, got.pattern)
                     } else {
-                        let (value, pattern, _) = greedy(order, o == 0, &y, st.cpus[k], st.link[k], seed);
+                        let (value, pattern, _) =
+                            greedy(order, o < st.eq7[k] && !st.open[k], &y, st.cpus[k], st.link[k], seed);
                         (value, pattern)
                     };
                     if value - mu - 1.0 > 1e-7 && !pattern.is_empty() {
@@ -2256,18 +2593,33 @@ fn at_of(
     st: &Setup,
     slots: &[(usize, crate::model::NodeId)],
     cnt: &[Vec<u32>],
-    modules: usize,
+    an: &Analysis,
 ) -> Vec<crate::model::NodeId> {
-    let mut at = vec![crate::model::NodeId(0); modules];
+    let mut at: Vec<Option<crate::model::NodeId>> = vec![None; an.modules.len()];
     for (c, members) in st.members.iter().enumerate() {
         let mut m = members.iter();
         for (s, cnt) in cnt.iter().enumerate() {
             for _ in 0..cnt[c] {
-                at[*m.next().expect("counts sum to the class size")] = slots[s].1;
+                at[*m.next().expect("counts sum to the class size")] = Some(slots[s].1);
             }
         }
     }
-    at
+    // Modules in no class (left out, `setup`): the first slot of their domain, else its first
+    // node (a start for the walk, which places them again where they fit).
+    at.into_iter()
+        .enumerate()
+        .map(|(mi, n)| {
+            n.unwrap_or_else(|| {
+                let d = &an.domain[an.modules[mi].index()];
+                slots
+                    .iter()
+                    .map(|s| s.1)
+                    .find(|n| d.contains(n))
+                    .or(d.first().copied())
+                    .unwrap_or(crate::model::NodeId(0))
+            })
+        })
+        .collect()
 }
 
 struct Pack<'a> {
@@ -2357,14 +2709,15 @@ fn set_fits(st: &Setup, k: usize, cnt: &[u32], loads: &mut Vec<f64>) -> bool {
     match config1(st, k, cnt) {
         // Of one component: its eq-8 order, or eq 7's with a breaker (`breaker_joins`).
         Some((_, Some(j))) => {
-            set_fits_in(st, k, cnt, Some(j), loads) || {
-                let order = &st.orders[k][0];
-                let mut counts: Vec<u32> = order.iter().map(|it| cnt[it.class]).collect();
-                set_fits_in(st, k, cnt, Some(0), loads)
-                    && breaker_joins(order, &mut counts, st.cpus[k], st.link[k], loads)
-            }
+            set_fits_in(st, k, cnt, j..j + 1, loads)
+                || (0..st.eq7[k]).any(|o| {
+                    let order = &st.orders[k][o];
+                    let mut counts: Vec<u32> = order.iter().map(|it| cnt[it.class]).collect();
+                    set_fits_in(st, k, cnt, o..o + 1, loads)
+                        && breaker_joins(order, &mut counts, st.cpus[k], st.link[k], loads)
+                })
         }
-        _ => set_fits_in(st, k, cnt, None, loads),
+        _ => set_fits_in(st, k, cnt, 0..st.orders[k].len(), loads),
     }
 }
 
@@ -2374,6 +2727,9 @@ fn set_fits(st: &Setup, k: usize, cnt: &[u32], loads: &mut Vec<f64>) -> bool {
 /// so eq 7's order serves). A class whose members are in several components leaves the
 /// configuration open.
 fn config1(st: &Setup, k: usize, cnt: &[u32]) -> Option<(usize, Option<usize>)> {
+    if st.open[k] {
+        return None;
+    }
     let mut comp = None;
     for it in &st.items[k] {
         if cnt[it.class] == 0 {
@@ -2386,7 +2742,8 @@ fn config1(st: &Setup, k: usize, cnt: &[u32]) -> Option<(usize, Option<usize>)> 
     }
     let comp = comp?;
     let total: u32 = cnt.iter().sum();
-    let j = (1..st.orders[k].len()).find(|&j| st.orders[k][j].iter().map(|it| cnt[it.class]).sum::<u32>() == total);
+    let j =
+        (st.eq7[k]..st.orders[k].len()).find(|&j| st.orders[k][j].iter().map(|it| cnt[it.class]).sum::<u32>() == total);
     Some((comp, j))
 }
 
@@ -2398,7 +2755,7 @@ fn config1(st: &Setup, k: usize, cnt: &[u32]) -> Option<(usize, Option<usize>)> 
 /// order, last in eq 8's, where it falls behind its FIFO input; 11 walks from them failed).
 fn set_fits_exact(st: &Setup, k: usize, cnt: &[u32], loads: &mut Vec<f64>) -> bool {
     match config1(st, k, cnt) {
-        Some((_, j)) => set_fits_in(st, k, cnt, Some(j.unwrap_or(0)), loads),
+        Some((_, j)) => set_fits_in(st, k, cnt, j.map_or(0..st.eq7[k], |j| j..j + 1), loads),
         None => set_fits(st, k, cnt, loads),
     }
 }
@@ -2412,8 +2769,8 @@ fn rows_hold(st: &Setup, ks: &[usize], cnt: &[Vec<u32>]) -> bool {
     }) && st.together.iter().all(|d| together_holds(d, cnt))
 }
 
-/// `set_fits` in the class's order `only` (all of them: None).
-fn set_fits_in(st: &Setup, k: usize, cnt: &[u32], only: Option<usize>, loads: &mut Vec<f64>) -> bool {
+/// `set_fits` in the class's orders `only` (indices into `Setup::orders`).
+fn set_fits_in(st: &Setup, k: usize, cnt: &[u32], only: std::ops::Range<usize>, loads: &mut Vec<f64>) -> bool {
     let total: u32 = cnt.iter().sum();
     if total == 0 {
         return true;
@@ -2426,7 +2783,7 @@ fn set_fits_in(st: &Setup, k: usize, cnt: &[u32], only: Option<usize>, loads: &m
         return false;
     }
     for (j, order) in st.orders[k].iter().enumerate() {
-        if only.is_some_and(|o| o != j) || order.iter().map(|it| cnt[it.class]).sum::<u32>() != total {
+        if !only.contains(&j) || order.iter().map(|it| cnt[it.class]).sum::<u32>() != total {
             continue;
         }
         loads.clear();
@@ -2447,10 +2804,10 @@ impl Pack<'_> {
         let k = self.slots[s];
         match (config1(self.st, k, &self.cnt[s]), self.future[self.depth][s]) {
             (Some((_, j)), Future::Whole) => {
-                set_fits_in(self.st, k, &self.cnt[s], Some(j.unwrap_or(0)), &mut self.loads)
+                set_fits_in(self.st, k, &self.cnt[s], j.map_or(0..self.st.eq7[k], |j| j..j + 1), &mut self.loads)
             }
             (Some((c, j)), Future::Within(d)) if c == d => {
-                set_fits_in(self.st, k, &self.cnt[s], Some(j.unwrap_or(0)), &mut self.loads)
+                set_fits_in(self.st, k, &self.cnt[s], j.map_or(0..self.st.eq7[k], |j| j..j + 1), &mut self.loads)
             }
             _ => set_fits(self.st, k, &self.cnt[s], &mut self.loads),
         }
@@ -2828,6 +3185,69 @@ mod tests {
         }
     }
 
+    /// `eq7_orders` against brute force: key ranges with integer ends (so that ends and keys
+    /// tie often), every assignment of keys on a grid of eighths (quarters with four classes)
+    /// sorted as the verifier sorts (decreasing key, ties by declaration index). Every order
+    /// brute force finds is listed (what makes the patterns a relaxation); with up to three
+    /// classes, whose keys in one open cell the grid always separates, exactly those.
+    #[test]
+    fn eq7_orders_lists_every_order_the_ranges_allow() {
+        let mut rnd = uniform(0x5eed_0e97);
+        let mut several = 0;
+        for case in 0..400 {
+            let n = 1 + (rnd() * 4.0) as usize;
+            let mut decls: Vec<usize> = (0..n).collect();
+            for i in (1..n).rev() {
+                decls.swap(i, (rnd() * (i + 1) as f64) as usize);
+            }
+            let rs: Vec<(usize, f64, f64, usize)> = (0..n)
+                .map(|c| {
+                    let a = (rnd() * 4.0).floor();
+                    let b = if rnd() < 0.4 { a } else { (rnd() * 4.0).floor() };
+                    (c, a.min(b), a.max(b), decls[c])
+                })
+                .collect();
+            let step = if n == 4 { 0.25 } else { 0.125 };
+            let grids: Vec<Vec<f64>> = rs
+                .iter()
+                .map(|r| {
+                    let m = ((r.2 - r.1) / step).round() as usize;
+                    (0..=m).map(|i| r.1 + i as f64 * step).collect()
+                })
+                .collect();
+            let mut brute: BTreeSet<Vec<usize>> = BTreeSet::new();
+            let mut pick = vec![0usize; n];
+            loop {
+                let mut seq: Vec<usize> = (0..n).collect();
+                seq.sort_by(|&a, &b| grids[b][pick[b]].total_cmp(&grids[a][pick[a]]).then(rs[a].3.cmp(&rs[b].3)));
+                brute.insert(seq);
+                let mut i = 0;
+                while i < n {
+                    pick[i] += 1;
+                    if pick[i] < grids[i].len() {
+                        break;
+                    }
+                    pick[i] = 0;
+                    i += 1;
+                }
+                if i == n {
+                    break;
+                }
+            }
+            let Some(got) = eq7_orders(&rs) else {
+                assert!(brute.len() > MAX_EQ7, "case {case}: None with {} orders: {rs:?}", brute.len());
+                continue;
+            };
+            let got: BTreeSet<Vec<usize>> = got.into_iter().collect();
+            assert!(brute.is_subset(&got), "case {case}: {rs:?}\nbrute {brute:?}\ngot {got:?}");
+            if n <= 3 {
+                assert_eq!(brute, got, "case {case}: {rs:?}");
+            }
+            several += usize::from(got.len() > 1);
+        }
+        assert!(several > 50, "{several} cases with several orders");
+    }
+
     #[test]
     fn price_keeps_within_the_links() {
         // Random traffic per copy (some none) and a node's links that take some of it: the
@@ -3065,12 +3485,14 @@ mod tests {
             members: vec![vec![0], vec![1], (0..z_size as usize).map(|i| 2 + i).collect()],
             items: vec![vec![a, b, z]],
             orders: vec![vec![vec![b, a, z], vec![a, b]]],
+            eq7: vec![1],
             cpus: vec![1],
             caps: vec![1.0],
             sizes: vec![1.0, 1.0, z_size as f64],
             link: vec![f64::INFINITY],
             hubs: Vec::new(),
             together: Vec::new(),
+            open: vec![false; 1],
         }
     }
 
@@ -3080,7 +3502,7 @@ mod tests {
         for (z_u, joins) in [(0.3, false), (0.2, true)] {
             let st = config_one_setup(z_u, 1);
             // Either order, as before: {a, b} passes in eq 7's.
-            assert!(set_fits_in(&st, 0, &[1, 1, 0], None, &mut loads));
+            assert!(set_fits_in(&st, 0, &[1, 1, 0], 0..2, &mut loads));
             // Whole, the node is in configuration 1: eq 8's order alone, which fails.
             assert!(!set_fits_exact(&st, 0, &[1, 1, 0], &mut loads));
             // A subset of a whole set that passes only when z joins it.
