@@ -212,6 +212,21 @@ pub fn follow_key(first: Stack, then: Stack, eq8: bool) -> Option<f64> {
 
 impl Analysis {
     pub fn new(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>) -> Analysis {
+        Analysis::routed(app, cluster, fix, &[])
+    }
+
+    /// The analysis of the mappings that route each edge of `routes` as given (a case of the
+    /// bound's split on the routes of synchronous cycles, `bound::split_bound`): the edge's
+    /// transfer time (eq 5's Vol / BW + L) is then that route's, not a range from nothing to
+    /// the slowest network, and its ends may only use nodes where the route can be (both on
+    /// nodes with the network; on one node: each end on nodes the other may use). Every
+    /// mapping that routes them so and is sound keeps every node the domains lose here.
+    pub fn routed(
+        app: &Application,
+        cluster: &Cluster,
+        fix: Option<&PartialMapping>,
+        routes: &[(EdgeId, crate::model::Route)],
+    ) -> Analysis {
         let mut problems = Vec::new();
         let mut modules = Vec::new();
         let mut module_of = vec![None; app.graph.node_count()];
@@ -246,9 +261,39 @@ impl Analysis {
             }
             domain.push(d);
         }
+        // A routed edge's ends: on nodes with its network, or on nodes the other end may use.
+        for &(e, r) in routes {
+            let (a, b) = app.graph.edge_endpoints(e).expect("edge");
+            match r {
+                crate::model::Route::Net(k) => {
+                    for o in [a, b] {
+                        domain[o.index()].retain(|&n| cluster.node(n).networks.contains(&k));
+                    }
+                }
+                _ => {
+                    let (da, db) = (domain[a.index()].clone(), domain[b.index()].clone());
+                    domain[a.index()].retain(|n| db.contains(n));
+                    domain[b.index()].retain(|n| da.contains(n));
+                }
+            }
+            for o in [a, b] {
+                if domain[o.index()].is_empty() && !problems.iter().any(|p: &String| p.starts_with(&app.object(o).name))
+                {
+                    problems.push(format!("{} has no node it may run on (the route of a case)", app.object(o).name));
+                }
+            }
+        }
         let inputs = perf::static_inputs(app, &module_of, modules.len());
-        let max_comm = |e: EdgeId| -> f64 {
-            cluster.networks.iter().map(|k| app.graph[e].volume / k.bandwidth + k.latency).fold(0.0, f64::max)
+        let transfer = |e: EdgeId, k: &crate::model::Network| app.graph[e].volume / k.bandwidth + k.latency;
+        // An edge's transfer time: its route's when routed, else from nothing (local) to the
+        // slowest network's.
+        let comm = |e: EdgeId, hi: bool| -> f64 {
+            match routes.iter().find(|r| r.0 == e).map(|r| r.1) {
+                Some(crate::model::Route::Net(k)) => transfer(e, cluster.network(k)),
+                Some(_) => 0.0,
+                None if hi => cluster.networks.iter().map(|k| transfer(e, k)).fold(0.0, f64::max),
+                None => 0.0,
+            }
         };
         let with_comm = |hi: bool| -> Vec<Vec<SyncInput>> {
             inputs
@@ -258,16 +303,17 @@ impl Analysis {
                         .map(|x| SyncInput {
                             source: x.source,
                             ratio: x.ratio,
-                            comm: if hi {
-                                x.paths.iter().map(|p| p.iter().map(|&e| max_comm(e)).sum::<f64>()).fold(0.0, f64::max)
-                            } else {
-                                0.0
-                            },
+                            comm: x
+                                .paths
+                                .iter()
+                                .map(|p| p.iter().map(|&e| comm(e, hi)).sum::<f64>())
+                                .fold(0.0, f64::max),
                         })
                         .collect()
                 })
                 .collect()
         };
+        let max_comm = |e: EdgeId| comm(e, true);
         // Lockstep groups: their exchange costs nothing (all local) to the slowest network.
         let locks = perf::lockstep_groups(app, &module_of);
         let with_locks = |hi: bool| -> Vec<perf::Lockstep> {

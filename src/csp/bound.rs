@@ -58,7 +58,7 @@ pub use patterns::{mapping_passes, pack_local, Columns, Packing};
 
 use super::flow::Flow;
 use super::{analysis::follow_key, analysis::may_follow, analysis::Stack, Analysis};
-use crate::model::{Application, Cluster, ModuleCosts, NodeId, ObjectId, ObjectKind, PerType};
+use crate::model::{Application, Cluster, EdgeId, ModuleCosts, NodeId, ObjectId, ObjectKind, PerType};
 use pumpkin_solver::conflict_resolvers::resolvers::ResolutionResolver;
 use pumpkin_solver::core::results::{ProblemSolution, SatisfactionResult};
 use pumpkin_solver::core::termination::TerminationCondition;
@@ -542,13 +542,13 @@ pub fn split_bound_on(
     let mut roots = split_roots(app, cluster, an);
     // The roots beyond the split's refine the cases pass 2 finds out of scope.
     let mut rest = roots.split_off(roots.len().min(max_split));
-    while roots.iter().map(|r| r.2.len()).product::<usize>() > MAX_CASES {
+    while roots.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
         rest.insert(0, roots.pop().expect("a root"));
     }
-    while rest.iter().map(|r| r.2.len()).product::<usize>() > MAX_CASES {
+    while rest.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
         rest.pop();
     }
-    let cases: usize = roots.iter().map(|r| r.2.len()).product();
+    let cases: usize = roots.iter().map(|r| r.options.len()).product();
     let case_of = |case: usize| -> Case { combination(&roots, case) };
     let analyse = |this: &Case| analyse_case(app, cluster, an, this);
     let refuted = cluster.nodes.len() as i64 + 1;
@@ -670,7 +670,7 @@ fn partial_refutations(
     let mut dead = vec![false; cases];
     let mut stride = 1;
     for d in 0..roots.len().saturating_sub(1) {
-        stride *= roots[d].2.len();
+        stride *= roots[d].options.len();
         // A prefix's LP saves its completions' LPs when it refutes, and costs one more when
         // it does not: not worth it with 2 completions (logged on unseen realistic 100/32
         // s233 and fresh s283's splits, prefixes with 2 completions refuted 8 of 28 and 10
@@ -698,10 +698,10 @@ fn partial_refutations(
 pub fn split_all_cases(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<Case> {
     let mut roots = split_roots(app, cluster, an);
     roots.truncate(MAX_SPLIT);
-    while roots.iter().map(|r| r.2.len()).product::<usize>() > MAX_CASES {
+    while roots.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
         roots.pop();
     }
-    (0..roots.iter().map(|r| r.2.len()).product()).map(|c| combination(&roots, c)).collect()
+    (0..roots.iter().map(|r| r.options.len()).product()).map(|c| combination(&roots, c)).collect()
 }
 
 /// The pace roots `split_bound` splits on, those pacing the most modules first: per root, how
@@ -724,7 +724,7 @@ fn split_roots(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<Root>
         }
     }
     // Per root: how many it paces, its object, and its costs on each type it may take.
-    let mut roots: Vec<(usize, ObjectId, Vec<ModuleCosts>)> = Vec::new();
+    let mut roots: Vec<Root> = Vec::new();
     for (&r, &count) in &paced {
         let o = an.modules[r];
         let Some(costs) = app.object(o).costs() else { continue };
@@ -739,15 +739,140 @@ fn split_roots(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<Root>
             types.push((t, x, ModuleCosts { texec: one(x), load: one(l) }));
         }
         if types.len() >= 2 && types.iter().any(|e| e.1 != types[0].1) {
-            roots.push((count, o, types.into_iter().map(|e| e.2).collect()));
+            let options = types.into_iter().map(|e| Choice::Costs(o, e.2)).collect();
+            roots.push(Root { count, id: (0, o.index()), options });
         }
     }
-    roots.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    // The routes of a synchronous cycle's edges (`cycle_routes`), after its members' types.
+    for (c, options) in cycle_routes(app, cluster, an) {
+        let size = sg.component.iter().filter(|&&x| x == sg.component[sg.cycles[c][0]]).count();
+        roots.push(Root { count: size, id: (1, c), options });
+    }
+    roots.sort_by(|a, b| b.count.cmp(&a.count).then(a.id.cmp(&b.id)));
     roots
 }
 
-/// A pace root of `split_roots`.
-type Root = (usize, ObjectId, Vec<ModuleCosts>);
+/// Most route choices of one cycle `split_roots` splits on (else its routes stay ranges).
+const MAX_ROUTES: usize = 16;
+/// A cycle's routes are split on only when their transfer times spread over more than this
+/// share of its members' T_exec (`cycle_routes`).
+const ROUTE_SPREAD: f64 = 0.1;
+
+/// Per synchronous cycle the pattern tools take (`patterns::cycle_rules`) whose edges join
+/// its members directly (no filter on the way), the ways a mapping may route them: each
+/// edge local (both ends on one node; for a cycle of two members, both edges or neither) or
+/// over a network that a node of each end's domain has. Every sound mapping routes each edge
+/// one way (the verifier's eq 5 charges it Vol / BW + L of that network, or nothing), so the
+/// cases cover it; with the members' types fixed too, the cycle's T_it is one value up to
+/// the slowdowns, instead of a range from the bare T_exec to the slowest network's transfers
+/// (hard 50/16 s2: its loops' edges carry 121 KB, 36 ms on `eth`, 0.4 ms on `ib0`, so the
+/// keys they pace spanned 9-64 ms and their classes fell out of the patterns). At most
+/// `MAX_ROUTES` choices per cycle.
+fn cycle_routes(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<(usize, Vec<Choice>)> {
+    use crate::model::Route;
+    let sg = &an.sync_lo;
+    let rules = patterns::cycle_rules(an);
+    let mut out = Vec::new();
+    'c: for (c, ms) in sg.cycles.iter().enumerate() {
+        if rules[c].is_none() {
+            continue;
+        }
+        let mut edges: Vec<EdgeId> = Vec::new();
+        for &m in ms {
+            for x in an.inputs[m].iter().filter(|x| sg.cycle_of[x.source] == Some(c)) {
+                for p in &x.paths {
+                    match p.as_slice() {
+                        [e] if !edges.contains(e) => edges.push(*e),
+                        [_] => {}
+                        _ => continue 'c,
+                    }
+                }
+            }
+        }
+        edges.sort();
+        // Per edge: local when the ends' domains meet, and each network both ends may reach.
+        let mut per_edge: Vec<Vec<Route>> = Vec::new();
+        let mut local_all = true;
+        for &e in &edges {
+            let (a, b) = app.graph.edge_endpoints(e).expect("edge");
+            let (da, db) = (&an.domain[a.index()], &an.domain[b.index()]);
+            let mut ways = Vec::new();
+            let local = da.iter().any(|n| db.binary_search(n).is_ok());
+            local_all &= local;
+            if local && ms.len() != 2 {
+                ways.push(Route::Local);
+            }
+            for k in 0..cluster.networks.len() {
+                let k = crate::model::NetworkId(k as u32);
+                let has = |d: &[NodeId]| d.iter().any(|&n| cluster.node(n).networks.contains(&k));
+                if has(da) && has(db) {
+                    ways.push(Route::Net(k));
+                }
+            }
+            if ways.is_empty() && !(local && ms.len() == 2) {
+                continue 'c;
+            }
+            per_edge.push(ways);
+        }
+        let mut options: Vec<Vec<(EdgeId, Route)>> = vec![Vec::new()];
+        for (&e, ways) in edges.iter().zip(&per_edge) {
+            options = options
+                .iter()
+                .flat_map(|o| {
+                    ways.iter().map(move |&w| {
+                        let mut o = o.clone();
+                        o.push((e, w));
+                        o
+                    })
+                })
+                .collect();
+            if options.len() > MAX_ROUTES {
+                continue 'c;
+            }
+        }
+        // Two members: both edges local (one node) or both over networks.
+        if ms.len() == 2 && local_all {
+            options.insert(0, edges.iter().map(|&e| (e, Route::Local)).collect());
+        }
+        // Only where the routes matter: the options' transfer times (summed over the edges)
+        // spread over more than `ROUTE_SPREAD` of the members' least T_exec (hard 50/16 s1:
+        // 0.1-0.6 ms against 50 ms, and splitting there made its proof 2 -> 15 s; s2: 0.4
+        // against 36 ms, against 25 ms of T_exec).
+        let transfer = |o: &Vec<(EdgeId, Route)>| -> f64 {
+            o.iter()
+                .map(|&(e, r)| match r {
+                    Route::Net(k) => app.graph[e].volume / cluster.network(k).bandwidth + cluster.network(k).latency,
+                    _ => 0.0,
+                })
+                .sum()
+        };
+        let (lo, hi) = options.iter().map(transfer).fold((f64::INFINITY, 0.0f64), |(l, h), t| (l.min(t), h.max(t)));
+        let texec: f64 = ms.iter().map(|&m| an.texec_min(m)).sum();
+        if hi - lo <= ROUTE_SPREAD * texec {
+            continue;
+        }
+        if options.len() >= 2 && options.len() <= MAX_ROUTES {
+            out.push((c, options.into_iter().map(Choice::Routes).collect()));
+        }
+    }
+    out
+}
+
+/// A root of `split_roots`: how many modules it paces, its identity (0 and a module's
+/// object index, or 1 and a cycle's index, for the order), and its choices (one per case).
+struct Root {
+    count: usize,
+    id: (u8, usize),
+    options: Vec<Choice>,
+}
+
+/// One choice of a root: a module's costs on one processor type, or the routes of a cycle's
+/// edges.
+#[derive(Clone, Debug, PartialEq)]
+enum Choice {
+    Costs(ObjectId, ModuleCosts),
+    Routes(Vec<(EdgeId, crate::model::Route)>),
+}
 
 /// One more step of `split_bound`'s pass 2 on an open case, for a caller that goes on where
 /// the split stopped (the search by shape, between its other work): the roots beyond the
@@ -765,8 +890,8 @@ pub fn advance(
     stop: &mut impl TerminationCondition,
 ) -> Step {
     let mut rest = split_roots(app, cluster, an);
-    rest.retain(|r| open.case.iter().all(|c| c.0 != r.1));
-    while rest.iter().map(|r| r.2.len()).product::<usize>() > MAX_CASES {
+    rest.retain(|r| !open.case.fixes(r));
+    while rest.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
         rest.pop();
     }
     step(app, cluster, an, open, &rest, keep, lp_budget, pattern_budget, stop)
@@ -822,7 +947,7 @@ fn step(
         let mut subs = Vec::new();
         let mut least = refuted;
         let mut certs = Certificates::default();
-        for r in 0..rest.iter().map(|r| r.2.len()).product() {
+        for r in 0..rest.iter().map(|r| r.options.len()).product() {
             let mut sub = open.case.clone();
             sub.extend(combination(rest, r));
             let (variant, van) = analyse(&sub);
@@ -873,22 +998,20 @@ fn step(
     }
 }
 
-/// The application of case `this` (`apply_case`) and its analysis, with `an`'s allocation.
+/// The application of case `this` and its analysis (`Case::analyse`), with `an`'s allocation.
 fn analyse_case(app: &Application, cluster: &Cluster, an: &Analysis, this: &Case) -> (Application, Analysis) {
-    let mut variant = app.clone();
-    apply_case(&mut variant, this);
-    let mut van = Analysis::new(&variant, cluster, None);
+    let (variant, mut van) = this.analyse(app, cluster);
     van.allocation = an.allocation;
     (variant, van)
 }
 
-/// Case number `n` of the split on `roots` (each root's type: `n`'s digits, mixed radix).
+/// Case number `n` of the split on `roots` (each root's choice: `n`'s digits, mixed radix).
 fn combination(roots: &[Root], n: usize) -> Case {
     let mut rest = n;
-    let mut this: Case = Vec::new();
-    for (_, o, types) in roots {
-        this.push((*o, types[rest % types.len()].clone()));
-        rest /= types.len();
+    let mut this = Case::default();
+    for r in roots {
+        this.push(&r.options[rest % r.options.len()]);
+        rest /= r.options.len();
     }
     this
 }
@@ -970,8 +1093,54 @@ pub enum Progress {
     Settled,
 }
 
-/// One case of `split_bound`: pace roots with their costs on one processor type.
-pub type Case = Vec<(ObjectId, ModuleCosts)>;
+/// One case of `split_bound`: pace roots with their costs on one processor type, and the
+/// routes of synchronous cycles' edges (`cycle_routes`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Case {
+    pub costs: Vec<(ObjectId, ModuleCosts)>,
+    pub routes: Vec<(EdgeId, crate::model::Route)>,
+}
+
+impl Case {
+    fn push(&mut self, c: &Choice) {
+        match c {
+            Choice::Costs(o, costs) => self.costs.push((*o, costs.clone())),
+            Choice::Routes(r) => self.routes.extend(r.iter().copied()),
+        }
+    }
+
+    pub fn extend(&mut self, other: Case) {
+        self.costs.extend(other.costs);
+        self.routes.extend(other.routes);
+    }
+
+    /// Whether the case decides root `r`.
+    fn fixes(&self, r: &Root) -> bool {
+        r.options.iter().any(|c| match c {
+            Choice::Costs(o, _) => self.costs.iter().any(|x| x.0 == *o),
+            Choice::Routes(rs) => rs.iter().any(|x| self.routes.iter().any(|y| y.0 == x.0)),
+        })
+    }
+
+    /// Whether `self` refines `other` (decides what it does the same way, and maybe more).
+    pub fn starts_with(&self, other: &Case) -> bool {
+        self.costs.starts_with(&other.costs) && self.routes.starts_with(&other.routes)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.costs.is_empty() && self.routes.is_empty()
+    }
+
+    /// The case's application (`apply_case`) and the analysis of the mappings that route as
+    /// it says (`Analysis::routed`). A mapping sound for the application that routes so is
+    /// sound for the original one; every sound mapping of the original is one of some case.
+    pub fn analyse(&self, app: &Application, cluster: &Cluster) -> (Application, Analysis) {
+        let mut variant = app.clone();
+        apply_case(&mut variant, self);
+        let an = Analysis::routed(&variant, cluster, None, &self.routes);
+        (variant, an)
+    }
+}
 
 /// What `split_bound` found: the smallest bound of the cases (a bound on the nodes of any
 /// sound mapping), and the cases whose bound is at most `keep` (every one: refuting them all
@@ -993,7 +1162,7 @@ pub type Packed = Vec<(ObjectId, NodeId)>;
 /// domains shrink to it). A mapping sound there is sound for `app` (the same costs where
 /// the roots are).
 pub fn apply_case(app: &mut Application, case: &Case) {
-    for (o, costs) in case {
+    for (o, costs) in &case.costs {
         app.graph[*o].kind = ObjectKind::Module(costs.clone());
     }
 }

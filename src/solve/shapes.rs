@@ -888,9 +888,7 @@ fn pack_on(
 ) -> Option<Result<(Mapping, Report), ()>> {
     let Question { app, sub, opts, .. } = *q;
     let end = Instant::now() + budget;
-    let mut variant = app.clone();
-    crate::csp::bound::apply_case(&mut variant, &p.cases[ix]);
-    let mut an = Analysis::new(&variant, sub, None);
+    let (variant, mut an) = p.cases[ix].analyse(app, sub);
     an.allocation = opts.perf.allocation;
     if !an.problems.is_empty() || stop() {
         return None;
@@ -1024,11 +1022,10 @@ fn walk_on(
 ) -> Option<Result<(Mapping, Report), ()>> {
     let Question { app, cluster, sub, nodes, opts } = *q;
     let end = Instant::now() + budget;
-    let mut variant = app.clone();
-    if let Some((case, _)) = packed {
-        crate::csp::bound::apply_case(&mut variant, case);
-    }
-    let mut an = Analysis::new(&variant, sub, None);
+    let (variant, mut an) = match packed {
+        Some((case, _)) => case.analyse(app, sub),
+        None => (app.clone(), Analysis::new(app, sub, None)),
+    };
     an.allocation = opts.perf.allocation;
     if !an.problems.is_empty() {
         // One case refuted is not the shape refuted.
@@ -1077,9 +1074,7 @@ fn case_squeeze(
 ) -> Option<(Mapping, Report)> {
     let greedy::Ctx { app, cluster, popts, .. } = cx;
     let end = Instant::now() + budget;
-    let mut variant = app.clone();
-    crate::csp::bound::apply_case(&mut variant, case);
-    let mut van = Analysis::new(&variant, cluster, None);
+    let (variant, mut van) = case.analyse(app, cluster);
     van.allocation = cx.an.allocation;
     if !van.problems.is_empty() {
         return None;
@@ -1226,7 +1221,8 @@ mod tests {
 
     /// A case putting root `o` on a type with T_exec `t` (only its identity matters here).
     fn case(o: usize, t: f64) -> Case {
-        vec![(ObjectId::new(o), ModuleCosts { texec: PerType::Uniform(t), load: PerType::Uniform(1.0) })]
+        let costs = vec![(ObjectId::new(o), ModuleCosts { texec: PerType::Uniform(t), load: PerType::Uniform(1.0) })];
+        Case { costs, routes: Vec::new() }
     }
 
     fn packing(n: u32) -> Packed {

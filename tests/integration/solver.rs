@@ -2,6 +2,7 @@
 //! determinism, round trip, and agreement with brute force on random tiny instances.
 
 use crate::support::*;
+use flowmap::csp::bound::Case;
 use flowmap::csp::BuildOptions;
 use flowmap::model::{Application, Cluster, Mapping, NetworkId, NodeId, Placement, Route};
 use flowmap::parse::{self, PartialMapping};
@@ -775,7 +776,7 @@ fn cycle_instances_put_cycles_in_the_patterns() {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::TestRunner;
     let mut runner = TestRunner::deterministic();
-    let mut taken = 0;
+    let (mut taken, mut routed) = (0, 0);
     for _ in 0..400 {
         let t = tiny_cycle().new_tree(&mut runner).unwrap().current();
         let Ok(app) = parse::application_from_str(&t.app, "app.toml", &[]) else { continue };
@@ -789,24 +790,23 @@ fn cycle_instances_put_cycles_in_the_patterns() {
         // The application, and its cases of the split on processor types (as `packing_holds`).
         let forever = &mut pumpkin_solver::core::termination::Indefinite;
         let five = std::time::Duration::from_secs(5);
-        let mut variants = vec![app.clone()];
+        let mut cases = vec![Case::default()];
         if let Some(split) =
             flowmap::csp::bound::split_bound(&app, &cluster, &an, i64::MAX, usize::MAX, five, None, forever)
         {
-            for open in &split.alive {
-                let mut v = app.clone();
-                flowmap::csp::bound::apply_case(&mut v, &open.case);
-                variants.push(v);
-            }
+            cases.extend(split.alive.iter().map(|open| open.case.clone()));
         }
-        let in_scope = variants.iter().any(|v| {
-            let van = flowmap::csp::Analysis::new(v, &cluster, None);
-            van.problems.is_empty() && flowmap::csp::bound::mapping_passes(v, &cluster, &van, &at).is_some()
+        let in_scope = cases.iter().any(|c| {
+            let (v, van) = c.analyse(&app, &cluster);
+            van.problems.is_empty() && flowmap::csp::bound::mapping_passes(&v, &cluster, &van, &at).is_some()
         });
         taken += usize::from(in_scope);
+        // Split on the loop's routes too (`bound::cycle_routes`), and in scope on such a case.
+        routed += usize::from(in_scope && cases.iter().any(|c| !c.routes.is_empty()));
     }
-    eprintln!("taken {taken}");
+    eprintln!("taken {taken}, routed {routed}");
     assert!(taken >= 40, "{taken} instances with a cycle in the patterns");
+    assert!(routed >= 20, "{routed} instances split on the loop's routes");
 }
 
 /// `tiny_latency()` must give the latency rules something to do: paths where one pair's
@@ -1027,6 +1027,24 @@ proptest! {
         prop_assume!(app.is_ok());
         let app = app.unwrap();
         keeps_every_sound_mapping(&t, &app)?;
+        // The split's cases (types of pace roots and cycle members, routes of the loop's
+        // edges) cover every sound mapping, and the split keeps open every case with one.
+        let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
+        let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+        if an.problems.is_empty() {
+            let cases = flowmap::csp::bound::split_all_cases(&app, &cluster, &an);
+            for key in brute_force(&app, &cluster) {
+                let covered = cases.iter().any(|c| {
+                    let mut v = app.clone();
+                    flowmap::csp::bound::apply_case(&mut v, c);
+                    routes_match(&key, c)
+                        && verify::check(&v, &cluster, &mapping_of_key(&v, &key), &perf::Options::default()).verdict
+                            == Verdict::Sound
+                });
+                prop_assert!(covered, "sound mapping {:?} in no case of the split\n{}\n{}", key, t.app, t.cluster);
+            }
+        }
+        split_keeps_every_sound_case(&app, &cluster).map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
     }
 
     /// The same on instances with a latency path (`tiny_latency`): the pairs it binds
@@ -1199,26 +1217,27 @@ fn packing_holds(
 ) -> Result<(), String> {
     let forever = &mut pumpkin_solver::core::termination::Indefinite;
     let five = std::time::Duration::from_secs(5);
-    let mut variants = vec![app.clone()];
+    let mut cases = vec![Case::default()];
     if let Some(split) = flowmap::csp::bound::split_bound(app, cluster, an, i64::MAX, usize::MAX, five, None, forever) {
-        for open in &split.alive {
-            let mut v = app.clone();
-            flowmap::csp::bound::apply_case(&mut v, &open.case);
-            variants.push(v);
-        }
+        cases.extend(split.alive.iter().map(|open| open.case.clone()));
     }
     let n = cluster.nodes.len();
-    for v in &variants {
+    for case in &cases {
+        let (v, _) = case.analyse(app, cluster);
+        let v = &v;
+        // The sound mappings of the case: sound for its application, routed as it says.
         let sound: Vec<&Vec<u32>> = want
             .iter()
             .filter(|key| {
-                verify::check(v, cluster, &mapping_of_key(v, key), &perf::Options::default()).verdict == Verdict::Sound
+                routes_match(key, case)
+                    && verify::check(v, cluster, &mapping_of_key(v, key), &perf::Options::default()).verdict
+                        == Verdict::Sound
             })
             .map(|key| &key.0)
             .collect();
         // Every sound mapping meets what a packing must (each node's whole set by the
         // simulation, the hub rows, the latency disjunctions).
-        let van = flowmap::csp::Analysis::new(v, cluster, None);
+        let (_, van) = case.analyse(app, cluster);
         if van.problems.is_empty() {
             for key in &sound {
                 let at: Vec<NodeId> = key.iter().map(|&x| NodeId(x)).collect();
@@ -1229,7 +1248,7 @@ fn packing_holds(
         }
         for set in 1..(1u32 << n) {
             let (nodes, sub) = subset(cluster, set);
-            let van = flowmap::csp::Analysis::new(v, &sub, None);
+            let (_, van) = case.analyse(app, &sub);
             if !van.problems.is_empty() {
                 continue;
             }
@@ -1286,6 +1305,22 @@ fn packing_holds(
         }
     }
     Ok(())
+}
+
+/// Whether brute-force mapping `key` routes the edges of split case `c` as the case says.
+fn routes_match(key: &(Vec<u32>, Vec<Option<u32>>), c: &Case) -> bool {
+    c.routes.iter().all(|&(e, r)| match r {
+        Route::Net(k) => key.1[e.index()] == Some(k.0),
+        _ => key.1[e.index()].is_none(),
+    })
+}
+
+/// Brute force's sound mappings of split case `c`: sound for the case's application, routed
+/// as it says.
+fn case_mappings(app: &Application, cluster: &Cluster, c: &Case) -> BTreeSet<(Vec<u32>, Vec<Option<u32>>)> {
+    let mut variant = app.clone();
+    flowmap::csp::bound::apply_case(&mut variant, c);
+    brute_force(&variant, cluster).into_iter().filter(|k| routes_match(k, c)).collect()
 }
 
 /// The nodes of `cluster` in bit set `set` (by index), and the cluster of just those.
@@ -1432,9 +1467,7 @@ fn node_bounds_hold(
     if let Some(split) = split {
         let mut smallest = i64::MAX;
         for open in &split.alive {
-            let mut variant = app.clone();
-            flowmap::csp::bound::apply_case(&mut variant, &open.case);
-            let van = flowmap::csp::Analysis::new(&variant, cluster, None);
+            let (variant, van) = open.case.analyse(app, cluster);
             if !van.problems.is_empty() {
                 continue;
             }
@@ -2026,9 +2059,7 @@ fn split_keeps_every_sound_case(app: &Application, cluster: &Cluster) -> Result<
         return Ok(0);
     };
     for (i, c) in cases.iter().enumerate() {
-        let mut variant = app.clone();
-        flowmap::csp::bound::apply_case(&mut variant, c);
-        if !brute_force(&variant, cluster).is_empty() && !split.alive.iter().any(|o| o.case.starts_with(c)) {
+        if !case_mappings(app, cluster, c).is_empty() && !split.alive.iter().any(|o| o.case.starts_with(c)) {
             return Err(format!("case {i} of {} has a sound mapping but was refuted", cases.len()));
         }
     }
@@ -2067,14 +2098,7 @@ fn split_prefix_refutes_half_of_a_feasible_instance() {
     let an = flowmap::csp::Analysis::new(&app, &cluster, None);
     let cases = flowmap::csp::bound::split_all_cases(&app, &cluster, &an);
     assert_eq!(cases.len(), 8);
-    let unsound = cases
-        .iter()
-        .filter(|c| {
-            let mut variant = app.clone();
-            flowmap::csp::bound::apply_case(&mut variant, c);
-            brute_force(&variant, &cluster).is_empty()
-        })
-        .count();
+    let unsound = cases.iter().filter(|c| case_mappings(&app, &cluster, c).is_empty()).count();
     let by_prefix = split_keeps_every_sound_case(&app, &cluster).unwrap();
     assert!(by_prefix > 0 && by_prefix <= unsound, "{by_prefix} by a prefix, {unsound} cases without a sound mapping");
 }

@@ -500,7 +500,7 @@ fn pace_signatures(an: &Analysis) -> Vec<usize> {
 
 /// How the pattern tools take a synchronous cycle's members (`cycle_rules`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum CycleRule {
+pub(super) enum CycleRule {
     /// No two members may share a node, and every slowdown of one slows the cycle (one
     /// elementary cycle through every member, no synchronous input from outside: its T_it is
     /// that cycle's round trip, eq 5): each needs an idle CPU.
@@ -515,7 +515,7 @@ enum CycleRule {
 /// Per synchronous cycle of `an` (`SyncStructure::cycles`), how the pattern tools take its
 /// members (`CycleRule`); None for a lockstep group's, or a cycle whose elementary cycles
 /// were not all listed.
-fn cycle_rules(an: &Analysis) -> Vec<Option<CycleRule>> {
+pub(super) fn cycle_rules(an: &Analysis) -> Vec<Option<CycleRule>> {
     let sg = &an.sync_lo;
     (0..sg.cycles.len())
         .map(|c| {
