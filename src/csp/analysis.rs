@@ -284,7 +284,7 @@ impl Analysis {
             }
         }
         let inputs = perf::static_inputs(app, &module_of, modules.len());
-        let transfer = |e: EdgeId, k: &crate::model::Network| app.graph[e].volume / k.bandwidth + k.latency;
+        let transfer = |e: EdgeId, k: &crate::model::Network| perf::transfer_time(app.graph[e].volume, k);
         // An edge's transfer time: its route's when routed, else from nothing (local) to the
         // slowest network's.
         let comm = |e: EdgeId, hi: bool| -> f64 {

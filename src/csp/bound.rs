@@ -841,7 +841,7 @@ fn cycle_routes(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<(usi
         let transfer = |o: &Vec<(EdgeId, Route)>| -> f64 {
             o.iter()
                 .map(|&(e, r)| match r {
-                    Route::Net(k) => app.graph[e].volume / cluster.network(k).bandwidth + cluster.network(k).latency,
+                    Route::Net(k) => crate::perf::transfer_time(app.graph[e].volume, cluster.network(k)),
                     _ => 0.0,
                 })
                 .sum()

@@ -991,7 +991,7 @@ impl Model {
                     };
                     for &(k, yk) in &self.y[e.id().index()] {
                         let net = cluster.network(k);
-                        let c = e.weight().volume / net.bandwidth + net.latency;
+                        let c = crate::perf::transfer_time(e.weight().volume, net);
                         if self.constant(yk) {
                             slack -= c;
                         } else {

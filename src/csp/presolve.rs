@@ -262,7 +262,7 @@ fn path_transfers_lo(app: &Application, cluster: &Cluster, an: &Analysis, path: 
         for &y in &an.domain[s.index()] {
             next[y.ix()] = cluster.node(y).networks.iter().fold(dist[y.ix()], |best, &k| {
                 let net = cluster.network(k);
-                best.min(hub[k.ix()] + volume / net.bandwidth + net.latency)
+                best.min(hub[k.ix()] + crate::perf::transfer_time(volume, net))
             });
         }
         dist = next;
@@ -386,7 +386,7 @@ fn latency_lo(app: &Application, cluster: &Cluster, an: &Analysis, path: &[Objec
 
 /// Vol / BW + L on the network that makes it least.
 fn cheapest_transfer(cluster: &Cluster, volume: f64) -> f64 {
-    cluster.networks.iter().map(|k| volume / k.bandwidth + k.latency).fold(f64::INFINITY, f64::min)
+    cluster.networks.iter().map(|k| crate::perf::transfer_time(volume, k)).fold(f64::INFINITY, f64::min)
 }
 
 /// Per latency requirement (eq 11), the consecutive pairs of modules on its path that may

@@ -255,10 +255,12 @@ pub fn predict(
 /// for local or unreachable edges.
 pub fn comm_time(app: &Application, cluster: &Cluster, mapping: &Mapping, e: crate::model::EdgeId) -> f64 {
     match mapping.route(e) {
-        crate::model::Route::Net(n) => {
-            let net = cluster.network(n);
-            app.graph[e].volume / net.bandwidth + net.latency
-        }
+        crate::model::Route::Net(n) => transfer_time(app.graph[e].volume, cluster.network(n)),
         _ => 0.0,
     }
+}
+
+/// One message of `volume` bytes over `net`: Vol / BW + L (eq 5 and 11).
+pub fn transfer_time(volume: f64, net: &crate::model::Network) -> f64 {
+    volume / net.bandwidth + net.latency
 }
