@@ -64,7 +64,7 @@ use pumpkin_solver::core::results::{ProblemSolution, SatisfactionResult};
 use pumpkin_solver::core::termination::TerminationCondition;
 use pumpkin_solver::core::variables::TransformableVariable;
 use pumpkin_solver::{equals, less_than_or_equals, Solver};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 /// The bound and whether the relaxation was solved to its optimum.
@@ -520,12 +520,14 @@ pub fn split_bound(
     pass2: Option<Duration>,
     stop: &mut impl TerminationCondition,
 ) -> Option<Split> {
-    split_bound_on(app, cluster, an, keep, enough, lp_budget, pass2, MAX_SPLIT, true, stop)
+    split_bound_on(app, cluster, an, keep, enough, lp_budget, pass2, MAX_SPLIT, true, false, stop)
 }
 
-/// `split_bound` splitting on at most `max_split` roots (the rest refine), and with pass 1's
+/// `split_bound` splitting on at most `max_split` roots (the rest refine), with pass 1's
 /// brief packing search only when `quick` (without it, every case the LP leaves open goes to
-/// pass 2): for tests, which reach the refinement on tiny instances so.
+/// pass 2), and, when `routes_lazily`, every cycle's routes a lazy root that refines every
+/// case pass 2 takes (`lazy_for`): for tests, which reach the refinements on tiny instances
+/// so.
 #[allow(clippy::too_many_arguments)]
 pub fn split_bound_on(
     app: &Application,
@@ -537,9 +539,11 @@ pub fn split_bound_on(
     pass2: Option<Duration>,
     max_split: usize,
     quick: bool,
+    routes_lazily: bool,
     stop: &mut impl TerminationCondition,
 ) -> Option<Split> {
-    let mut roots = split_roots(app, cluster, an);
+    let (lazy, mut roots): (Vec<Root>, Vec<Root>) =
+        split_roots(app, cluster, an).into_iter().partition(|r| r.lazy || (routes_lazily && r.id.0 == 1));
     // The roots beyond the split's refine the cases pass 2 finds out of scope.
     let mut rest = roots.split_off(roots.len().min(max_split));
     while roots.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
@@ -591,6 +595,14 @@ pub fn split_bound_on(
         if !quick {
             continue;
         }
+        // A case whose range-keyed classes a lazy root's split would keep goes to pass 2
+        // unpacked (which refines it): a packing without them is easy and proves nothing.
+        if !lazy.is_empty()
+            && patterns::range_dropped(&variant, cluster, &van, stop)
+                .is_some_and(|d| !lazy_for(&van, &lazy, &case_of(case), &d, routes_lazily).is_empty())
+        {
+            continue;
+        }
         match patterns::pack(&variant, cluster, &van, None, patterns::PACK_FIRST, 0, PACK_QUICK, PACK_BUDGET, stop) {
             patterns::Packing::Refuted => *b = refuted,
             patterns::Packing::Found(at) => packed[case] = Some(van.modules.iter().copied().zip(at).collect()),
@@ -627,7 +639,7 @@ pub fn split_bound_on(
             continue;
         }
         let budget = PATTERN_BUDGET;
-        match step(app, cluster, an, &open, &rest, keep, lp_budget, budget, stop) {
+        match step(app, cluster, an, &open, &rest, (&lazy, routes_lazily), keep, lp_budget, budget, stop) {
             Step::Refuted(b) => least = least.min(b),
             Step::Refined(subs, b) => {
                 refined += 1;
@@ -697,6 +709,7 @@ fn partial_refutations(
 /// types): for tests.
 pub fn split_all_cases(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<Case> {
     let mut roots = split_roots(app, cluster, an);
+    roots.retain(|r| !r.lazy);
     roots.truncate(MAX_SPLIT);
     while roots.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
         roots.pop();
@@ -740,13 +753,13 @@ fn split_roots(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<Root>
         }
         if types.len() >= 2 && types.iter().any(|e| e.1 != types[0].1) {
             let options = types.into_iter().map(|e| Choice::Costs(o, e.2)).collect();
-            roots.push(Root { count, id: (0, o.index()), options });
+            roots.push(Root { count, id: (0, o.index()), options, lazy: false });
         }
     }
     // The routes of a synchronous cycle's edges (`cycle_routes`), after its members' types.
-    for (c, options) in cycle_routes(app, cluster, an) {
+    for (c, options, lazy) in cycle_routes(app, cluster, an) {
         let size = sg.component.iter().filter(|&&x| x == sg.component[sg.cycles[c][0]]).count();
-        roots.push(Root { count: size, id: (1, c), options });
+        roots.push(Root { count: size, id: (1, c), options, lazy });
     }
     roots.sort_by(|a, b| b.count.cmp(&a.count).then(a.id.cmp(&b.id)));
     roots
@@ -757,6 +770,9 @@ const MAX_ROUTES: usize = 16;
 /// A cycle's routes are split on only when their transfer times spread over more than this
 /// share of its members' T_exec (`cycle_routes`).
 const ROUTE_SPREAD: f64 = 0.1;
+/// Above this share (and up to `ROUTE_SPREAD`), a cycle's routes are a lazy root: they
+/// refine only the cases whose range-keyed classes they pace (`lazy_for`).
+const LAZY_SPREAD: f64 = 0.01;
 
 /// Per synchronous cycle the pattern tools take (`patterns::cycle_rules`) whose edges join
 /// its members directly (no filter on the way), the ways a mapping may route them: each
@@ -768,7 +784,7 @@ const ROUTE_SPREAD: f64 = 0.1;
 /// (hard 50/16 s2: its loops' edges carry 121 KB, 36 ms on `eth`, 0.4 ms on `ib0`, so the
 /// keys they pace spanned 9-64 ms and their classes fell out of the patterns). At most
 /// `MAX_ROUTES` choices per cycle.
-fn cycle_routes(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<(usize, Vec<Choice>)> {
+fn cycle_routes(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<(usize, Vec<Choice>, bool)> {
     use crate::model::Route;
     let sg = &an.sync_lo;
     let rules = patterns::cycle_rules(an);
@@ -848,22 +864,72 @@ fn cycle_routes(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<(usi
         };
         let (lo, hi) = options.iter().map(transfer).fold((f64::INFINITY, 0.0f64), |(l, h), t| (l.min(t), h.max(t)));
         let texec: f64 = ms.iter().map(|&m| an.texec_min(m)).sum();
-        if hi - lo <= ROUTE_SPREAD * texec {
+        if hi - lo <= LAZY_SPREAD * texec {
             continue;
         }
+        let lazy = hi - lo <= ROUTE_SPREAD * texec;
         if options.len() >= 2 && options.len() <= MAX_ROUTES {
-            out.push((c, options.into_iter().map(Choice::Routes).collect()));
+            out.push((c, options.into_iter().map(Choice::Routes).collect(), lazy));
         }
     }
     out
 }
 
 /// A root of `split_roots`: how many modules it paces, its identity (0 and a module's
-/// object index, or 1 and a cycle's index, for the order), and its choices (one per case).
+/// object index, or 1 and a cycle's index, for the order), its choices (one per case), and
+/// whether it is lazy (a cycle's routes that refine only the cases whose range-keyed
+/// classes they pace, `lazy_for`; never in the split itself).
+#[derive(Clone)]
 struct Root {
     count: usize,
     id: (u8, usize),
     options: Vec<Choice>,
+    lazy: bool,
+}
+
+/// The lazy roots (cycles' routes) that `case` leaves open and that pace some module of
+/// `dropped` (the classes the pattern tools leave out for their key ranges,
+/// `patterns::range_dropped`): the cycle itself, or a synchronous ancestor's. Fixing those
+/// routes may make the keys one value and keep the classes (hard 100/32 s1: quake5's loop
+/// spreads 2.8 ms over 57 ms of T_exec, below `ROUTE_SPREAD`, and the sims it paces, keys
+/// 27-30 ms, fell out for too many eq-7 orders). At most `MAX_CASES` combinations, those
+/// pacing the most first. `always` (tests): every lazy root the case leaves open.
+fn lazy_for(an: &Analysis, lazy: &[Root], case: &Case, dropped: &[usize], always: bool) -> Vec<Root> {
+    if always {
+        let mut out: Vec<Root> = lazy.iter().filter(|r| !case.fixes(r)).cloned().collect();
+        while out.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
+            out.pop();
+        }
+        return out;
+    }
+    if lazy.is_empty() || dropped.is_empty() {
+        return Vec::new();
+    }
+    let sg = &an.sync_lo;
+    // Per module, the cycles among itself and its synchronous ancestors (`order` is
+    // topological, sources first).
+    let mut above: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); an.modules.len()];
+    for comp in &sg.order {
+        let mut s = BTreeSet::new();
+        for &m in comp {
+            s.extend(sg.cycle_of[m]);
+            for x in &an.inputs[m] {
+                if !comp.contains(&x.source) {
+                    s.extend(above[x.source].iter().copied());
+                }
+            }
+        }
+        for &m in comp {
+            above[m] = s.clone();
+        }
+    }
+    let cycles: BTreeSet<usize> = dropped.iter().flat_map(|&m| above[m].iter().copied()).collect();
+    let mut out: Vec<Root> =
+        lazy.iter().filter(|r| r.id.0 == 1 && cycles.contains(&r.id.1) && !case.fixes(r)).cloned().collect();
+    while out.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
+        out.pop();
+    }
+    out
 }
 
 /// One choice of a root: a module's costs on one processor type, or the routes of a cycle's
@@ -889,12 +955,12 @@ pub fn advance(
     pattern_budget: Duration,
     stop: &mut impl TerminationCondition,
 ) -> Step {
-    let mut rest = split_roots(app, cluster, an);
-    rest.retain(|r| !open.case.fixes(r));
+    let (lazy, mut rest): (Vec<Root>, Vec<Root>) =
+        split_roots(app, cluster, an).into_iter().filter(|r| !open.case.fixes(r)).partition(|r| r.lazy);
     while rest.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
         rest.pop();
     }
-    step(app, cluster, an, open, &rest, keep, lp_budget, pattern_budget, stop)
+    step(app, cluster, an, open, &rest, (&lazy, false), keep, lp_budget, pattern_budget, stop)
 }
 
 /// What one step on an open case of `split_bound` did.
@@ -911,9 +977,11 @@ pub enum Step {
 
 /// `split_bound`'s pass 2 on one open case: refined when out of the exact tools' scope
 /// because roots in `rest` leave keys unfixed (every combination of their types through the
-/// LP), else the pattern bound from the case's columns so far; when that finishes and the case
-/// stays open, the dive and a longer packing search (`settle`). Stopped part-way, the case is
-/// returned as it was, its columns kept.
+/// LP), or, in scope, on the lazy roots (cycles' routes) that pace classes the pattern tools
+/// leave out for their key ranges (`lazy_for`; `always`: on every lazy root); else the
+/// pattern bound from the case's columns so far; when that finishes and the case stays open,
+/// the dive and a longer packing search (`settle`). Stopped part-way, the case is returned as
+/// it was, its columns kept.
 #[allow(clippy::too_many_arguments)]
 fn step(
     app: &Application,
@@ -921,6 +989,7 @@ fn step(
     an: &Analysis,
     open: &Open,
     rest: &[Root],
+    (lazy, always): (&[Root], bool),
     keep: i64,
     lp_budget: Duration,
     pattern_budget: Duration,
@@ -936,54 +1005,25 @@ fn step(
     if open.progress == Progress::Settled || open.packed.is_some() {
         return unchanged();
     }
-    if open.progress == Progress::Fresh && !patterns::in_scope(&variant, cluster, &van, stop) {
-        // (Out of scope because the budget ended is not out of scope.)
-        if stop.should_stop() {
-            return unchanged();
-        }
-        if rest.is_empty() {
-            return Step::Now(Open { progress: Progress::Settled, ..open.clone() });
-        }
-        let mut subs = Vec::new();
-        let mut least = refuted;
-        let mut certs = Certificates::default();
-        for r in 0..rest.iter().map(|r| r.options.len()).product() {
-            let mut sub = open.case.clone();
-            sub.extend(combination(rest, r));
-            let (variant, van) = analyse(&sub);
-            if !van.problems.is_empty() {
-                continue;
-            }
-            // Another reason keeps the case out of scope: refining is no use.
-            if subs.is_empty() && least == refuted && !patterns::in_scope(&variant, cluster, &van, stop) {
-                return if stop.should_stop() {
-                    unchanged()
-                } else {
-                    Step::Now(Open { progress: Progress::Settled, ..open.clone() })
-                };
-            }
-            if refutes(&variant, cluster, &van, lp_budget, &mut certs, stop) {
-                least = least.min(refuted);
-                continue;
-            }
-            match node_bound(&variant, cluster, &van, lp_budget, stop) {
-                Some(b) if !stop.should_stop() => {
-                    if b > keep {
-                        least = least.min(b);
-                    } else {
-                        subs.push(Open {
-                            case: sub,
-                            packed: None,
-                            bound: b.max(open.bound),
-                            progress: Progress::Fresh,
-                        });
-                    }
+    if open.progress == Progress::Fresh {
+        match patterns::range_dropped(&variant, cluster, &van, stop) {
+            None => {
+                // (Out of scope because the budget ended is not out of scope.)
+                if stop.should_stop() {
+                    return unchanged();
                 }
-                // Stopped part-way: the case stays whole.
-                _ => return unchanged(),
+                if rest.is_empty() {
+                    return Step::Now(Open { progress: Progress::Settled, ..open.clone() });
+                }
+                return refine(app, cluster, an, open, rest, keep, lp_budget, stop);
+            }
+            Some(dropped) => {
+                let pick = lazy_for(&van, lazy, &open.case, &dropped, always);
+                if !pick.is_empty() {
+                    return refine(app, cluster, an, open, &pick, keep, lp_budget, stop);
+                }
             }
         }
-        return Step::Refined(subs, least);
     }
     let (cols, tries) = match &open.progress {
         Progress::Unsettled { cols, tries } => (cols.clone(), *tries),
@@ -996,6 +1036,61 @@ fn step(
             Step::Now(Open { bound: b, progress: Progress::Unsettled { cols, tries: tries + 1 }, ..open.clone() })
         }
     }
+}
+
+/// `step`'s refinement of an open case on `rest` (every combination of their choices through
+/// the LPs): the refinements the LPs leave open, and the least bound of the others; the case
+/// unchanged when stopped part-way, settled when a refinement is out of the exact tools'
+/// scope for another reason.
+#[allow(clippy::too_many_arguments)]
+fn refine(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    open: &Open,
+    rest: &[Root],
+    keep: i64,
+    lp_budget: Duration,
+    stop: &mut impl TerminationCondition,
+) -> Step {
+    let refuted = cluster.nodes.len() as i64 + 1;
+    let analyse = |this: &Case| analyse_case(app, cluster, an, this);
+    let unchanged = || Step::Now(open.clone());
+    let mut subs = Vec::new();
+    let mut least = refuted;
+    let mut certs = Certificates::default();
+    for r in 0..rest.iter().map(|r| r.options.len()).product() {
+        let mut sub = open.case.clone();
+        sub.extend(combination(rest, r));
+        let (variant, van) = analyse(&sub);
+        if !van.problems.is_empty() {
+            continue;
+        }
+        // Another reason keeps the case out of scope: refining is no use.
+        if subs.is_empty() && least == refuted && !patterns::in_scope(&variant, cluster, &van, stop) {
+            return if stop.should_stop() {
+                unchanged()
+            } else {
+                Step::Now(Open { progress: Progress::Settled, ..open.clone() })
+            };
+        }
+        if refutes(&variant, cluster, &van, lp_budget, &mut certs, stop) {
+            least = least.min(refuted);
+            continue;
+        }
+        match node_bound(&variant, cluster, &van, lp_budget, stop) {
+            Some(b) if !stop.should_stop() => {
+                if b > keep {
+                    least = least.min(b);
+                } else {
+                    subs.push(Open { case: sub, packed: None, bound: b.max(open.bound), progress: Progress::Fresh });
+                }
+            }
+            // Stopped part-way: the case stays whole.
+            _ => return unchanged(),
+        }
+    }
+    Step::Refined(subs, least)
 }
 
 /// The application of case `this` and its analysis (`Case::analyse`), with `an`'s allocation.

@@ -770,13 +770,14 @@ fn tiny_latency() -> impl Strategy<Value = Tiny> {
 /// split (`mapping_passes` is Some: until the thirtieth session any cycle put them out of
 /// scope), so that `cycles_keep_every_sound_mapping` holds the cycles' items (`CycleRule`)
 /// and the key ranges' orders (`eq7_orders`) to brute force. Measured: 141 of these 400
-/// (`tiny_with_requirement()`, whose cycles mostly miss its requirement: 11).
+/// (`tiny_with_requirement()`, whose cycles mostly miss its requirement: 11); 30 split on
+/// the loop's routes, and 30 refined on them when they are a lazy root (`routes_lazily`).
 #[test]
 fn cycle_instances_put_cycles_in_the_patterns() {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::TestRunner;
     let mut runner = TestRunner::deterministic();
-    let (mut taken, mut routed) = (0, 0);
+    let (mut taken, mut routed, mut lazy_routed) = (0, 0, 0);
     for _ in 0..400 {
         let t = tiny_cycle().new_tree(&mut runner).unwrap().current();
         let Ok(app) = parse::application_from_str(&t.app, "app.toml", &[]) else { continue };
@@ -801,12 +802,14 @@ fn cycle_instances_put_cycles_in_the_patterns() {
             van.problems.is_empty() && flowmap::csp::bound::mapping_passes(&v, &cluster, &van, &at).is_some()
         });
         taken += usize::from(in_scope);
+        lazy_routed += usize::from(lazy_routes_keep_every_sound_mapping(&app, &cluster).unwrap() > 0);
         // Split on the loop's routes too (`bound::cycle_routes`), and in scope on such a case.
         routed += usize::from(in_scope && cases.iter().any(|c| !c.routes.is_empty()));
     }
-    eprintln!("taken {taken}, routed {routed}");
+    eprintln!("taken {taken}, routed {routed}, lazy_routed {lazy_routed}");
     assert!(taken >= 40, "{taken} instances with a cycle in the patterns");
     assert!(routed >= 20, "{routed} instances split on the loop's routes");
+    assert!(lazy_routed >= 20, "{lazy_routed} instances refined on the loop's routes as a lazy root");
 }
 
 /// `tiny_latency()` must give the latency rules something to do: paths where one pair's
@@ -1045,6 +1048,9 @@ proptest! {
             }
         }
         split_keeps_every_sound_case(&app, &cluster).map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
+        // Every cycle's routes a lazy root, refining every case pass 2 takes: some open case
+        // holds every sound mapping.
+        lazy_routes_keep_every_sound_mapping(&app, &cluster).map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
     }
 
     /// The same on instances with a latency path (`tiny_latency`): the pairs it binds
@@ -1406,7 +1412,7 @@ fn node_bounds_hold(
     // sound mapping (or its refinement) stays open, so some case does and the bound holds.
     let mut refined = 0;
     if let Some(one) =
-        flowmap::csp::bound::split_bound_on(app, cluster, an, min, usize::MAX, five, None, 1, false, forever)
+        flowmap::csp::bound::split_bound_on(app, cluster, an, min, usize::MAX, five, None, 1, false, false, forever)
     {
         refined += one.refined;
         if one.bound > min || one.alive.is_empty() {
@@ -1433,7 +1439,7 @@ fn node_bounds_hold(
     let ms = std::time::Duration::from_millis(1);
     for (enough, pass2) in [(0, None), (usize::MAX, Some(ms))] {
         let Some(none) =
-            flowmap::csp::bound::split_bound_on(app, cluster, an, min, enough, five, pass2, 1, false, forever)
+            flowmap::csp::bound::split_bound_on(app, cluster, an, min, enough, five, pass2, 1, false, false, forever)
         else {
             continue;
         };
@@ -2064,6 +2070,47 @@ fn split_keeps_every_sound_case(app: &Application, cluster: &Cluster) -> Result<
         }
     }
     Ok(split.by_prefix)
+}
+
+/// Whether the split with every cycle's routes a lazy root (`bound::split_bound_on`'s
+/// `routes_lazily`: the routes refine every case pass 2 takes, instead of splitting), asked for
+/// feasibility on all the nodes, keeps every sound mapping in an open case (of its types and
+/// its routes); and how many open cases route edges.
+fn lazy_routes_keep_every_sound_mapping(app: &Application, cluster: &Cluster) -> Result<usize, String> {
+    let an = flowmap::csp::Analysis::new(app, cluster, None);
+    if !an.problems.is_empty() {
+        return Ok(0);
+    }
+    let n = cluster.nodes.len() as i64;
+    let five = std::time::Duration::from_secs(5);
+    let forever = &mut pumpkin_solver::core::termination::Indefinite;
+    let split = flowmap::csp::bound::split_bound_on(
+        app,
+        cluster,
+        &an,
+        n,
+        usize::MAX,
+        five,
+        None,
+        usize::MAX,
+        true,
+        true,
+        forever,
+    );
+    let Some(split) = split else { return Ok(0) };
+    for key in brute_force(app, cluster) {
+        let held = split.alive.iter().any(|o| {
+            let mut v = app.clone();
+            flowmap::csp::bound::apply_case(&mut v, &o.case);
+            routes_match(&key, &o.case)
+                && verify::check(&v, cluster, &mapping_of_key(&v, &key), &perf::Options::default()).verdict
+                    == Verdict::Sound
+        });
+        if !held {
+            return Err(format!("sound mapping {key:?} in no open case of the lazy split"));
+        }
+    }
+    Ok(split.alive.iter().filter(|o| !o.case.routes.is_empty()).count())
 }
 
 proptest! {

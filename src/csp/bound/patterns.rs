@@ -136,6 +136,10 @@ struct Setup {
     /// set there may be joined by it, so it is never surely in configuration 1 and passes in
     /// either order.
     open: Vec<bool>,
+    /// The modules (indices into `Analysis::modules`) of the classes left out because their
+    /// keys are ranges (too many eq-7 orders, or members of several paces): a split that fixed
+    /// those keys (a cycle's routes) might keep them (`range_dropped`).
+    ranged: Vec<usize>,
 }
 
 /// A row of the pattern LP (`hubs`): the modules of class `class` on nodes of the node
@@ -160,6 +164,7 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
     // Per module class, its item on each node class it may use with its key's upper bound
     // (the item holds the lower); None: left out (below).
     let mut per_class: Vec<Option<Vec<(usize, Item, f64)>>> = Vec::with_capacity(classes.len());
+    let mut ranged: Vec<usize> = Vec::new();
     for class in &classes {
         let mut out: Option<Vec<(usize, Item, f64)>> = Some(Vec::new());
         'k: for &k in class.on.keys() {
@@ -238,6 +243,7 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
                     let s0 = sig[class.members[0]];
                     if class.members.iter().any(|&mi| sig[mi] != s0) {
                         out = None;
+                        ranged.extend(class.members.iter().copied());
                         break 'k;
                     }
                 }
@@ -280,7 +286,10 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
             }
         }
         match drop {
-            Some(c) => per_class[c] = None,
+            Some(c) => {
+                per_class[c] = None;
+                ranged.extend(classes[c].members.iter().copied());
+            }
             None => break out,
         }
     };
@@ -360,7 +369,9 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
         }
         orders.push(per_node);
     }
-    Some(Setup { node_classes, members, items, orders, eq7, cpus, caps, sizes, link, hubs, together, open })
+    ranged.sort_unstable();
+    ranged.dedup();
+    Some(Setup { node_classes, members, items, orders, eq7, cpus, caps, sizes, link, hubs, together, open, ranged })
 }
 
 /// Most eq-7 orders per node class (`setup`).
@@ -935,6 +946,17 @@ pub(super) fn in_scope(
     stop: &mut impl TerminationCondition,
 ) -> bool {
     setup(app, cluster, an, stop).is_some()
+}
+
+/// The modules (indices into `an.modules`) the pattern tools leave out because their keys
+/// are ranges (`Setup::ranged`); None when out of scope.
+pub(super) fn range_dropped(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    stop: &mut impl TerminationCondition,
+) -> Option<Vec<usize>> {
+    setup(app, cluster, an, stop).map(|s| s.ranged)
 }
 
 /// What `bound` found: the bound (Some when a round certified one: the largest), the best
@@ -2067,6 +2089,7 @@ fn restrict(st: &Setup, slots: &[(usize, crate::model::NodeId)], chosen: &[usize
         hubs: Vec::new(),
         together: Vec::new(),
         open: st.open.clone(),
+        ranged: Vec::new(),
     }
 }
 
@@ -3493,6 +3516,7 @@ mod tests {
             hubs: Vec::new(),
             together: Vec::new(),
             open: vec![false; 1],
+            ranged: Vec::new(),
         }
     }
 
