@@ -770,14 +770,14 @@ fn tiny_latency() -> impl Strategy<Value = Tiny> {
 /// split (`mapping_passes` is Some: until the thirtieth session any cycle put them out of
 /// scope), so that `cycles_keep_every_sound_mapping` holds the cycles' items (`CycleRule`)
 /// and the key ranges' orders (`eq7_orders`) to brute force. Measured: 141 of these 400
-/// (`tiny_with_requirement()`, whose cycles mostly miss its requirement: 11); 30 split on
-/// the loop's routes, and 30 refined on them when they are a lazy root (`routes_lazily`).
+/// (`tiny_with_requirement()`, whose cycles mostly miss its requirement: 11); 30 of them
+/// with a case refined on the loop's routes (`all_routes`).
 #[test]
 fn cycle_instances_put_cycles_in_the_patterns() {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::TestRunner;
     let mut runner = TestRunner::deterministic();
-    let (mut taken, mut routed, mut lazy_routed) = (0, 0, 0);
+    let (mut taken, mut routed) = (0, 0);
     for _ in 0..400 {
         let t = tiny_cycle().new_tree(&mut runner).unwrap().current();
         let Ok(app) = parse::application_from_str(&t.app, "app.toml", &[]) else { continue };
@@ -788,13 +788,25 @@ fn cycle_instances_put_cycles_in_the_patterns() {
         }
         let Some(key) = brute_force(&app, &cluster).into_iter().next() else { continue };
         let at: Vec<NodeId> = key.0.iter().map(|&x| NodeId(x)).collect();
-        // The application, and its cases of the split on processor types (as `packing_holds`).
+        // The application, and its cases of the split on processor types (as `packing_holds`),
+        // each refined on the loop's routes (`all_routes`).
         let forever = &mut pumpkin_solver::core::termination::Indefinite;
         let five = std::time::Duration::from_secs(5);
         let mut cases = vec![Case::default()];
-        if let Some(split) =
-            flowmap::csp::bound::split_bound(&app, &cluster, &an, i64::MAX, usize::MAX, five, None, forever)
-        {
+        let split = flowmap::csp::bound::split_bound_on(
+            &app,
+            &cluster,
+            &an,
+            i64::MAX,
+            usize::MAX,
+            five,
+            None,
+            usize::MAX,
+            true,
+            true,
+            forever,
+        );
+        if let Some(split) = split {
             cases.extend(split.alive.iter().map(|open| open.case.clone()));
         }
         let in_scope = cases.iter().any(|c| {
@@ -802,14 +814,12 @@ fn cycle_instances_put_cycles_in_the_patterns() {
             van.problems.is_empty() && flowmap::csp::bound::mapping_passes(&v, &cluster, &van, &at).is_some()
         });
         taken += usize::from(in_scope);
-        lazy_routed += usize::from(lazy_routes_keep_every_sound_mapping(&app, &cluster).unwrap() > 0);
-        // Split on the loop's routes too (`bound::cycle_routes`), and in scope on such a case.
+        // Refined on the loop's routes too (`bound::cycle_routes`), and in scope on such a case.
         routed += usize::from(in_scope && cases.iter().any(|c| !c.routes.is_empty()));
     }
-    eprintln!("taken {taken}, routed {routed}, lazy_routed {lazy_routed}");
+    eprintln!("taken {taken}, routed {routed}");
     assert!(taken >= 40, "{taken} instances with a cycle in the patterns");
-    assert!(routed >= 20, "{routed} instances split on the loop's routes");
-    assert!(lazy_routed >= 20, "{lazy_routed} instances refined on the loop's routes as a lazy root");
+    assert!(routed >= 20, "{routed} instances refined on the loop's routes");
 }
 
 /// `tiny_latency()` must give the latency rules something to do: paths where one pair's
@@ -1030,8 +1040,8 @@ proptest! {
         prop_assume!(app.is_ok());
         let app = app.unwrap();
         keeps_every_sound_mapping(&t, &app)?;
-        // The split's cases (types of pace roots and cycle members, routes of the loop's
-        // edges) cover every sound mapping, and the split keeps open every case with one.
+        // The split's cases (types of pace roots and cycle members) cover every sound
+        // mapping, and the split keeps open every case with one.
         let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
         let an = flowmap::csp::Analysis::new(&app, &cluster, None);
         if an.problems.is_empty() {
@@ -1048,9 +1058,9 @@ proptest! {
             }
         }
         split_keeps_every_sound_case(&app, &cluster).map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
-        // Every cycle's routes a lazy root, refining every case pass 2 takes: some open case
-        // holds every sound mapping.
-        lazy_routes_keep_every_sound_mapping(&app, &cluster).map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
+        // Every case pass 2 takes refined on the cycle's routes: some open case holds every
+        // sound mapping.
+        routes_keep_every_sound_mapping(&app, &cluster).map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
     }
 
     /// The same on instances with a latency path (`tiny_latency`): the pairs it binds
@@ -2072,11 +2082,11 @@ fn split_keeps_every_sound_case(app: &Application, cluster: &Cluster) -> Result<
     Ok(split.by_prefix)
 }
 
-/// Whether the split with every cycle's routes a lazy root (`bound::split_bound_on`'s
-/// `routes_lazily`: the routes refine every case pass 2 takes, instead of splitting), asked for
-/// feasibility on all the nodes, keeps every sound mapping in an open case (of its types and
-/// its routes); and how many open cases route edges.
-fn lazy_routes_keep_every_sound_mapping(app: &Application, cluster: &Cluster) -> Result<usize, String> {
+/// Whether the split with every case pass 2 takes refined on every cycle's routes
+/// (`bound::split_bound_on`'s `all_routes`), asked for feasibility on all the nodes, keeps
+/// every sound mapping in an open case (of its types and its routes); and how many open
+/// cases route edges.
+fn routes_keep_every_sound_mapping(app: &Application, cluster: &Cluster) -> Result<usize, String> {
     let an = flowmap::csp::Analysis::new(app, cluster, None);
     if !an.problems.is_empty() {
         return Ok(0);
@@ -2107,7 +2117,7 @@ fn lazy_routes_keep_every_sound_mapping(app: &Application, cluster: &Cluster) ->
                     == Verdict::Sound
         });
         if !held {
-            return Err(format!("sound mapping {key:?} in no open case of the lazy split"));
+            return Err(format!("sound mapping {key:?} in no open case of the split refined on routes"));
         }
     }
     Ok(split.alive.iter().filter(|o| !o.case.routes.is_empty()).count())
