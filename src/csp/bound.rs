@@ -525,9 +525,9 @@ pub fn split_bound(
 
 /// `split_bound` splitting on at most `max_split` roots (the rest refine), with pass 1's
 /// brief packing search only when `quick` (without it, every case the LP leaves open goes to
-/// pass 2), and, when `all_routes`, every case pass 2 takes refined on every cycle's routes
-/// (`routes_for`), not only those that pace classes the pattern tools leave out: for tests,
-/// which reach the refinements on tiny instances so.
+/// pass 2), and, when `all_routes`, every cycle's routes a lazy root refining every case
+/// pass 2 takes (`routes_for`), not only those that pace classes the pattern tools leave
+/// out: for tests, which reach the refinements on tiny instances so.
 #[allow(clippy::too_many_arguments)]
 pub fn split_bound_on(
     app: &Application,
@@ -542,8 +542,9 @@ pub fn split_bound_on(
     all_routes: bool,
     stop: &mut impl TerminationCondition,
 ) -> Option<Split> {
-    // The cycles' routes refine (`step`), not split.
-    let (routes, mut roots): (Vec<Root>, Vec<Root>) = split_roots(app, cluster, an).into_iter().partition(Root::routes);
+    // Cycles' routes that spread little refine (`step`), not split.
+    let (routes, mut roots): (Vec<Root>, Vec<Root>) =
+        split_roots(app, cluster, an).into_iter().partition(|r| r.lazy || (all_routes && r.id.0 == 1));
     // The roots beyond the split's refine the cases pass 2 finds out of scope.
     let mut rest = roots.split_off(roots.len().min(max_split));
     while roots.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
@@ -709,7 +710,7 @@ fn partial_refutations(
 /// types): for tests.
 pub fn split_all_cases(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<Case> {
     let mut roots = split_roots(app, cluster, an);
-    roots.retain(|r| !r.routes());
+    roots.retain(|r| !r.lazy);
     roots.truncate(MAX_SPLIT);
     while roots.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
         roots.pop();
@@ -753,20 +754,23 @@ fn split_roots(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<Root>
         }
         if types.len() >= 2 && types.iter().any(|e| e.1 != types[0].1) {
             let options = types.into_iter().map(|e| Choice::Costs(o, e.2)).collect();
-            roots.push(Root { count, id: (0, o.index()), options });
+            roots.push(Root { count, id: (0, o.index()), options, lazy: false });
         }
     }
     // The routes of a synchronous cycle's edges (`cycle_routes`), after its members' types.
-    for (c, options) in cycle_routes(app, cluster, an) {
+    for (c, options, lazy) in cycle_routes(app, cluster, an) {
         let size = sg.component.iter().filter(|&&x| x == sg.component[sg.cycles[c][0]]).count();
-        roots.push(Root { count: size, id: (1, c), options });
+        roots.push(Root { count: size, id: (1, c), options, lazy });
     }
     roots.sort_by(|a, b| b.count.cmp(&a.count).then(a.id.cmp(&b.id)));
     roots
 }
 
-/// Most route choices of one cycle that refine a case (else its routes stay ranges).
+/// Most route choices of one cycle that split or refine a case (else its routes stay ranges).
 const MAX_ROUTES: usize = 16;
+/// A cycle's routes are split on when their transfer times spread over more than this share
+/// of its members' T_exec; below, they are a lazy root (`cycle_routes`).
+const ROUTE_SPREAD: f64 = 0.1;
 
 /// Per synchronous cycle the pattern tools take (`patterns::cycle_rules`) whose edges join
 /// its members directly (no filter on the way), the ways a mapping may route them: each
@@ -777,8 +781,9 @@ const MAX_ROUTES: usize = 16;
 /// the slowdowns, instead of a range from the bare T_exec to the slowest network's transfers
 /// (hard 50/16 s2: its loops' edges carry 121 KB, 36 ms on `eth`, 0.4 ms on `ib0`, so the
 /// keys they pace spanned 9-64 ms and their classes fell out of the patterns). At most
-/// `MAX_ROUTES` choices per cycle, and only cycles whose choices' transfer times differ.
-fn cycle_routes(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<(usize, Vec<Choice>)> {
+/// `MAX_ROUTES` choices per cycle, and only cycles whose choices' transfer times differ;
+/// with each, whether it is lazy (spread at most `ROUTE_SPREAD`).
+fn cycle_routes(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<(usize, Vec<Choice>, bool)> {
     use crate::model::Route;
     let sg = &an.sync_lo;
     let rules = patterns::cycle_rules(an);
@@ -845,7 +850,11 @@ fn cycle_routes(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<(usi
             options.insert(0, edges.iter().map(|&e| (e, Route::Local)).collect());
         }
         // Only where the routes matter: the options' transfer times (summed over the edges)
-        // differ.
+        // differ. Split on (eager) when they spread over more than `ROUTE_SPREAD` of the
+        // members' least T_exec (hard 50/16 s2: 0.4 against 36 ms, against 25 ms of T_exec;
+        // its cases' LPs in pass 1 then see the routes), else lazy: refining only the cases
+        // whose range-keyed classes they pace (hard 100/32 s1: 2.8 ms over 57 ms; splitting
+        // on every such cycle made s3's and tight s3's proofs fail within 60 s).
         let transfer = |o: &Vec<(EdgeId, Route)>| -> f64 {
             o.iter()
                 .map(|&(e, r)| match r {
@@ -855,37 +864,34 @@ fn cycle_routes(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<(usi
                 .sum()
         };
         let (lo, hi) = options.iter().map(transfer).fold((f64::INFINITY, 0.0f64), |(l, h), t| (l.min(t), h.max(t)));
+        let texec: f64 = ms.iter().map(|&m| an.texec_min(m)).sum();
         if hi > lo && options.len() >= 2 && options.len() <= MAX_ROUTES {
-            out.push((c, options.into_iter().map(Choice::Routes).collect()));
+            out.push((c, options.into_iter().map(Choice::Routes).collect(), hi - lo <= ROUTE_SPREAD * texec));
         }
     }
     out
 }
 
 /// A root of `split_roots`: how many modules it paces, its identity (0 and a module's
-/// object index, or 1 and a cycle's index, for the order), and its choices (one per case).
-/// A cycle's routes (`cycle_routes`) are never in the split itself: they refine the cases
-/// whose range-keyed classes they pace (`routes_for`).
+/// object index, or 1 and a cycle's index, for the order), its choices (one per case), and
+/// whether it is lazy: a cycle's routes that spread too little to split on
+/// (`cycle_routes`), which only refine the cases whose range-keyed classes they pace
+/// (`routes_for`).
 #[derive(Clone)]
 struct Root {
     count: usize,
     id: (u8, usize),
     options: Vec<Choice>,
+    lazy: bool,
 }
 
-impl Root {
-    fn routes(&self) -> bool {
-        self.id.0 == 1
-    }
-}
-
-/// The route roots (cycles' routes, `cycle_routes`) that `case` leaves open and that pace
+/// The lazy roots (cycles' routes, `cycle_routes`) that `case` leaves open and that pace
 /// some module of `dropped` (the classes the pattern tools leave out for their key ranges,
 /// `patterns::range_dropped`): the cycle itself, or a synchronous ancestor's. Fixing those
 /// routes may make the keys one value and keep the classes (hard 100/32 s1: quake5's loop
 /// spreads 2.8 ms over 57 ms of T_exec, and the sims it paces, keys 27-30 ms, fell out for
 /// too many eq-7 orders). At most `MAX_CASES` combinations, those pacing the most first.
-/// `always` (tests): every route root the case leaves open.
+/// `always` (tests): every lazy root the case leaves open.
 fn routes_for(an: &Analysis, routes: &[Root], case: &Case, dropped: &[usize], always: bool) -> Vec<Root> {
     if always {
         let mut out: Vec<Root> = routes.iter().filter(|r| !case.fixes(r)).cloned().collect();
@@ -947,7 +953,7 @@ pub fn advance(
     stop: &mut impl TerminationCondition,
 ) -> Step {
     let (routes, mut rest): (Vec<Root>, Vec<Root>) =
-        split_roots(app, cluster, an).into_iter().filter(|r| !open.case.fixes(r)).partition(Root::routes);
+        split_roots(app, cluster, an).into_iter().filter(|r| !open.case.fixes(r)).partition(|r| r.lazy);
     while rest.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
         rest.pop();
     }
@@ -968,8 +974,8 @@ pub enum Step {
 
 /// `split_bound`'s pass 2 on one open case: refined when out of the exact tools' scope
 /// because roots in `rest` leave keys unfixed (every combination of their types through the
-/// LP), or, in scope, on the cycles' routes that pace classes the pattern tools leave out
-/// for their key ranges (`routes_for`; `always`: on every route root); else the
+/// LP), or, in scope, on the lazy roots (cycles' routes) that pace classes the pattern tools
+/// leave out for their key ranges (`routes_for`; `always`: on every lazy root); else the
 /// pattern bound from the case's columns so far; when that finishes and the case stays open,
 /// the dive and a longer packing search (`settle`). Stopped part-way, the case is returned as
 /// it was, its columns kept.

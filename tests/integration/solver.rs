@@ -1040,8 +1040,9 @@ proptest! {
         prop_assume!(app.is_ok());
         let app = app.unwrap();
         keeps_every_sound_mapping(&t, &app)?;
-        // The split's cases (types of pace roots and cycle members) cover every sound
-        // mapping, and the split keeps open every case with one.
+        // The split's cases (types of pace roots and cycle members, routes of the loop's
+        // edges where they spread) cover every sound mapping, and the split keeps open every
+        // case with one.
         let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
         let an = flowmap::csp::Analysis::new(&app, &cluster, None);
         if an.problems.is_empty() {
@@ -1058,8 +1059,8 @@ proptest! {
             }
         }
         split_keeps_every_sound_case(&app, &cluster).map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
-        // Every case pass 2 takes refined on the cycle's routes: some open case holds every
-        // sound mapping.
+        // Every case pass 2 takes refined on the cycle's routes (all lazy): some open case
+        // holds every sound mapping.
         routes_keep_every_sound_mapping(&app, &cluster).map_err(|e| TestCaseError::fail(format!("{e}\n{}\n{}", t.app, t.cluster)))?;
     }
 
