@@ -790,23 +790,8 @@ fn cycle_instances_put_cycles_in_the_patterns() {
         let at: Vec<NodeId> = key.0.iter().map(|&x| NodeId(x)).collect();
         // The application, and its cases of the split on processor types (as `packing_holds`),
         // each refined on the loop's routes (`all_routes`).
-        let forever = &mut pumpkin_solver::core::termination::Indefinite;
-        let five = std::time::Duration::from_secs(5);
         let mut cases = vec![Case::default()];
-        let split = flowmap::csp::bound::split_bound_on(
-            &app,
-            &cluster,
-            &an,
-            i64::MAX,
-            usize::MAX,
-            five,
-            None,
-            usize::MAX,
-            true,
-            true,
-            forever,
-        );
-        if let Some(split) = split {
+        if let Some(split) = split_on_all_routes(&app, &cluster, &an, i64::MAX) {
             cases.extend(split.alive.iter().map(|open| open.case.clone()));
         }
         let in_scope = cases.iter().any(|c| {
@@ -2083,6 +2068,20 @@ fn split_keeps_every_sound_case(app: &Application, cluster: &Cluster) -> Result<
     Ok(split.by_prefix)
 }
 
+/// The split with every cycle's routes a lazy root refining every case pass 2 takes
+/// (`bound::split_bound_on`'s `all_routes`), every root split on or refining, pass 2 to its
+/// end, 5-s LPs.
+fn split_on_all_routes(
+    app: &Application,
+    cluster: &Cluster,
+    an: &flowmap::csp::Analysis,
+    keep: i64,
+) -> Option<flowmap::csp::bound::Split> {
+    let five = std::time::Duration::from_secs(5);
+    let forever = &mut pumpkin_solver::core::termination::Indefinite;
+    flowmap::csp::bound::split_bound_on(app, cluster, an, keep, usize::MAX, five, None, usize::MAX, true, true, forever)
+}
+
 /// Whether the split with every case pass 2 takes refined on every cycle's routes
 /// (`bound::split_bound_on`'s `all_routes`), asked for feasibility on all the nodes, keeps
 /// every sound mapping in an open case (of its types and its routes); and how many open
@@ -2092,23 +2091,7 @@ fn routes_keep_every_sound_mapping(app: &Application, cluster: &Cluster) -> Resu
     if !an.problems.is_empty() {
         return Ok(0);
     }
-    let n = cluster.nodes.len() as i64;
-    let five = std::time::Duration::from_secs(5);
-    let forever = &mut pumpkin_solver::core::termination::Indefinite;
-    let split = flowmap::csp::bound::split_bound_on(
-        app,
-        cluster,
-        &an,
-        n,
-        usize::MAX,
-        five,
-        None,
-        usize::MAX,
-        true,
-        true,
-        forever,
-    );
-    let Some(split) = split else { return Ok(0) };
+    let Some(split) = split_on_all_routes(app, cluster, &an, cluster.nodes.len() as i64) else { return Ok(0) };
     for key in brute_force(app, cluster) {
         let held = split.alive.iter().any(|o| {
             let mut v = app.clone();
