@@ -82,6 +82,16 @@ pub fn solve_json(app: &Application, cluster: &Cluster, o: &Outcome) -> Value {
                 "tried": o.stats.shapes.tried,
                 "refuted": o.stats.shapes.refuted,
                 "undecided": o.stats.shapes.undecided,
+                "open": o.stats.shapes.open.iter().map(|s| json!({
+                    "size": s.size,
+                    "split": s.split,
+                    "cases": s.cases,
+                    "packed": s.packed,
+                    "settled": s.settled,
+                    "unsettled": s.unsettled,
+                    "fresh": s.fresh,
+                })).collect::<Vec<_>>(),
+                "unlisted": o.stats.shapes.unlisted,
             },
             "lns": {
                 "iterations": o.stats.lns.iterations,
@@ -127,6 +137,11 @@ pub fn solve_text(app: &Application, cluster: &Cluster, o: &Outcome, st: &Style)
     let _ = writeln!(out, "Status: {status}");
     if let Some((v, b)) = o.objective {
         let _ = writeln!(out, "Nodes used: {v} (proven lower bound {b})");
+        if b < v {
+            if let Some(line) = open_shapes_line(&o.stats.shapes.open, &o.stats.shapes.unlisted) {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
     }
     for r in &o.reasons {
         let _ = writeln!(out, "  reason: {r}");
@@ -147,6 +162,53 @@ pub fn solve_text(app: &Application, cluster: &Cluster, o: &Outcome, st: &Style)
         let _ = writeln!(out, "Left out of the CSP as too large: {}", o.stats.skipped.join(", "));
     }
     out
+}
+
+/// Why the bound stayed below the best mapping, from the search by shape: the smallest size
+/// with undecided shapes, and where their proofs stand (`OpenShape`).
+fn open_shapes_line(open: &[crate::solve::shapes::OpenShape], unlisted: &[i64]) -> Option<String> {
+    // (Both ascending.) A size with too many shapes to list stops the proof there first.
+    let first_unlisted = unlisted.first().copied();
+    let size = match (open.first().map(|s| s.size), first_unlisted) {
+        (Some(a), Some(b)) if b <= a => None,
+        (Some(a), _) => Some(a),
+        (None, _) => None,
+    };
+    let Some(size) = size else {
+        let size = first_unlisted?;
+        return Some(format!(
+            "Undecided: {size} nodes has too many shapes to list whole; the search by shape tries some but cannot prove that size"
+        ));
+    };
+    let here: Vec<&crate::solve::shapes::OpenShape> = open.iter().filter(|s| s.size == size).collect();
+    let sum = |f: fn(&crate::solve::shapes::OpenShape) -> usize| here.iter().map(|s| f(s)).sum::<usize>();
+    let (cases, packed, settled, unsettled, fresh) =
+        (sum(|s| s.cases), sum(|s| s.packed), sum(|s| s.settled), sum(|s| s.unsettled), sum(|s| s.fresh));
+    let mut parts = Vec::new();
+    if packed > 0 {
+        parts.push(format!("{packed} packed (no walk from the packing reached a sound mapping)"));
+    }
+    if settled > 0 {
+        parts.push(format!("{settled} neither packed nor refuted by the packing search"));
+    }
+    if unsettled > 0 {
+        parts.push(format!("{unsettled} whose pattern bound ran out of time"));
+    }
+    if fresh > 0 {
+        parts.push(format!("{fresh} not reached"));
+    }
+    let unsplit = here.iter().filter(|s| !s.split).count();
+    let mut line = format!(
+        "Undecided: {} shape(s) of {size} nodes, {cases} open case(s) of the split on pace roots' types",
+        here.len()
+    );
+    if !parts.is_empty() {
+        line += &format!(": {}", parts.join(", "));
+    }
+    if unsplit > 0 {
+        line += &format!(" ({unsplit} shape(s) whose split was cut short: their kept cases only)");
+    }
+    Some(line)
 }
 
 /// Where a written mapping came from, for the comment at the top of `--out` files.
@@ -208,4 +270,34 @@ pub fn mapping_toml(app: &Application, cluster: &Cluster, m: &Mapping, from: &Pr
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::open_shapes_line;
+    use crate::solve::shapes::OpenShape;
+
+    fn shape(size: i64, split: bool, cases: usize, packed: usize, settled: usize) -> OpenShape {
+        OpenShape { size, split, cases, packed, settled, unsettled: 0, fresh: cases - packed - settled }
+    }
+
+    #[test]
+    fn the_open_shapes_line_names_the_smallest_undecided_size_and_why() {
+        assert_eq!(open_shapes_line(&[], &[]), None);
+        // Two shapes of 10 nodes (one split cut short), one of 11: the line is about 10.
+        let open = [shape(10, true, 3, 2, 1), shape(10, false, 2, 0, 0), shape(11, true, 1, 1, 0)];
+        assert_eq!(
+            open_shapes_line(&open, &[]).as_deref(),
+            Some(
+                "Undecided: 2 shape(s) of 10 nodes, 5 open case(s) of the split on pace roots' types: 2 packed (no \
+                 walk from the packing reached a sound mapping), 1 neither packed nor refuted by the packing search, \
+                 2 not reached (1 shape(s) whose split was cut short: their kept cases only)"
+            )
+        );
+        // A size with too many shapes at or below the smallest open one comes first.
+        let line = open_shapes_line(&open, &[9, 12]).expect("a line");
+        assert!(line.starts_with("Undecided: 9 nodes has too many shapes"), "{line}");
+        assert!(open_shapes_line(&open, &[11]).expect("a line").contains("of 10 nodes"));
+        assert!(open_shapes_line(&[], &[7]).expect("a line").starts_with("Undecided: 7 nodes"));
+    }
 }

@@ -895,6 +895,8 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             stats.shapes.tried += f.stats.tried;
             stats.shapes.refuted += f.stats.refuted;
             stats.shapes.undecided = f.stats.undecided;
+            stats.shapes.open = f.stats.open;
+            stats.shapes.unlisted = f.stats.unlisted;
             static_bound = static_bound.max(f.bound);
             if let Some(b) = f.best.filter(|b| b.2 < k) {
                 stats.found_by = Some("shapes");

@@ -86,6 +86,67 @@ pub struct ShapeStats {
     pub tried: usize,
     pub refuted: usize,
     pub undecided: usize,
+    /// The shapes left undecided below the best mapping's size (smallest first, at most
+    /// `MAX_OPEN_LISTED`), each with where its proof stands (`OpenShape`): why the bound
+    /// stayed below the best.
+    pub open: Vec<OpenShape>,
+    /// The sizes below the best mapping's with more shapes than are listed (`MAX_LISTED`):
+    /// searched, never proven.
+    pub unlisted: Vec<i64>,
+}
+
+/// Most undecided shapes `ShapeStats::open` lists.
+const MAX_OPEN_LISTED: usize = 20;
+
+/// Where an undecided shape stands: its size, whether the split on pace roots' types ran to
+/// its end (`split`), and its open cases: with a packing that passes the allocation's
+/// simulation (no walk from it reached a sound mapping: `packed`), without one, their
+/// bound's search run to its end (`settled`: the packing search neither found nor refuted
+/// one), cut short (`unsettled`), or not reached (`fresh`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OpenShape {
+    pub size: i64,
+    pub split: bool,
+    pub cases: usize,
+    pub packed: usize,
+    pub settled: usize,
+    pub unsettled: usize,
+    pub fresh: usize,
+}
+
+impl OpenShape {
+    fn of(p: &Pending) -> OpenShape {
+        let mut o = OpenShape { size: p.size, split: !p.proof.is_empty(), ..OpenShape::default() };
+        if p.proof.is_empty() {
+            // The split cut short: its kept cases only.
+            o.cases = p.cases.len();
+            o.packed = p.packed.iter().filter(|a| a.is_some()).count();
+            o.fresh = o.cases - o.packed;
+            return o;
+        }
+        let packed = p.packings();
+        for c in &p.proof {
+            o.cases += 1;
+            if c.packed.is_some() || packed.iter().any(|(d, _)| *d == c.case) {
+                o.packed += 1;
+                continue;
+            }
+            match c.progress {
+                Progress::Fresh => o.fresh += 1,
+                Progress::Unsettled { .. } => o.unsettled += 1,
+                Progress::Settled => o.settled += 1,
+            }
+        }
+        o
+    }
+}
+
+/// `ShapeStats::open` of the shapes `pending` below `best`.
+fn open_shapes(pending: &[Pending], best: i64) -> Vec<OpenShape> {
+    let mut out: Vec<OpenShape> = pending.iter().filter(|p| p.size < best).map(OpenShape::of).collect();
+    out.sort_by_key(|o| o.size);
+    out.truncate(MAX_OPEN_LISTED);
+    out
 }
 
 /// What one search by shape learnt that the next one (on the same application and cluster)
@@ -530,6 +591,9 @@ pub(super) fn search(
     }
     // (Also when the boxes refuted every shape, and the rounds never ran.)
     out.bound = out.bound.max(proven(&pending, &later, &listed, best_k));
+    out.stats.open = open_shapes(&pending, best_k);
+    out.stats.unlisted =
+        listed.iter().filter(|&(&size, &whole)| !whole && size < best_k).map(|(&size, _)| size).collect();
     out.stats.undecided = pending.iter().filter(|p| p.size < best_k).count()
         + later.iter().filter(|(&size, _)| size < best_k).map(|(_, rest)| rest.len()).sum::<usize>();
     out
@@ -1276,6 +1340,35 @@ mod tests {
         p.packed[1] = Some(packing(2));
         p.packed[2] = Some(packing(3));
         assert_eq!(p.unpacked(5), None);
+    }
+
+    #[test]
+    fn open_shapes_say_where_each_proof_stands() {
+        // A shape whose split ran to its end: c0 packed (kept), c1 packed by `prove_on`,
+        // c2 settled, c3 cut short, c4 not reached.
+        let mut p = Pending::new(4, vec![NodeId(0); 4], 0);
+        p.cases = vec![case(0, 1.0)];
+        p.packed = vec![Some(packing(0))];
+        let mut c3 = open(case(3, 4.0), None);
+        c3.progress = Progress::Unsettled { cols: Default::default(), tries: 1 };
+        let mut c4 = open(case(4, 5.0), None);
+        c4.progress = Progress::Fresh;
+        p.proof =
+            vec![open(case(0, 1.0), None), open(case(1, 2.0), Some(packing(1))), open(case(2, 3.0), None), c3, c4];
+        // One whose split was cut short: two kept cases, one packed.
+        let mut q = Pending::new(3, vec![NodeId(0); 3], 0);
+        q.cases = vec![case(0, 1.0), case(1, 2.0)];
+        q.packed = vec![None, Some(packing(0))];
+        // One at the best size: not listed.
+        let r = Pending::new(5, vec![NodeId(0); 5], 0);
+        let got = open_shapes(&[p, q, r], 5);
+        assert_eq!(
+            got,
+            vec![
+                OpenShape { size: 3, split: false, cases: 2, packed: 1, settled: 0, unsettled: 0, fresh: 1 },
+                OpenShape { size: 4, split: true, cases: 5, packed: 2, settled: 1, unsettled: 1, fresh: 1 },
+            ]
+        );
     }
 
     #[test]
