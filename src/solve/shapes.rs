@@ -78,6 +78,8 @@ const DIVE_SLICE: Duration = Duration::from_secs(10);
 /// 100/32 s83's 14-node shapes, so the first rounds' slices (0.25, 0.75, 2.25 s) cut every
 /// try short.
 const PACKED_WALK: Duration = Duration::from_secs(3);
+/// With several packings, each gets an equal share of a walk's budget first, at least this.
+const PACK_TRY: Duration = Duration::from_millis(250);
 
 /// What the search by shape did.
 #[derive(Clone, Debug, Default)]
@@ -482,9 +484,8 @@ pub(super) fn search(
                 // mapping in 3 ms.
                 let nodes = p.nodes.clone();
                 pack_on(&Question { app, cluster, sub: &sub, nodes: &nodes, opts }, &mut p, ix, budget, seed, stop)
-            } else if let Some((case, at)) =
-                (!packings.is_empty()).then(|| &packings[p.walked as usize % packings.len()])
-            {
+            } else if !packings.is_empty() {
+                let first = p.walked as usize;
                 p.walked += 1;
                 // From a packing of the modules onto the shape's nodes that passes the
                 // allocation's simulation (`bound::pack`): networks and requirements are
@@ -502,9 +503,10 @@ pub(super) fn search(
                 // found nothing, and 60 s ended the round before it.
                 let least = if stage <= 1 { Duration::ZERO } else { PACKED_WALK };
                 let budget = end.map_or(least, |e| least.min(e.saturating_duration_since(Instant::now()))).max(budget);
-                walk_on(
+                walk_packings(
                     &Question { app, cluster, sub: &sub, nodes: &p.nodes, opts },
-                    Some((case, at)),
+                    &packings,
+                    first,
                     budget,
                     seed,
                     stop,
@@ -1077,6 +1079,41 @@ impl pumpkin_solver::core::termination::TerminationCondition for Halt<'_> {
 /// case's roots on their types and with its packing's modules on their nodes
 /// (`walk::repair_from`); a mapping sound there is sound here (the same costs where the
 /// roots are), which is checked.
+/// Walks from each of `packs` in turn, from number `first`: an equal share of `budget` each
+/// (at least `PACK_TRY`, within the budget), then the rest of the budget from number `first`
+/// again.
+fn walk_packings(
+    q: &Question,
+    packs: &[(Case, Packed)],
+    first: usize,
+    budget: Duration,
+    seed: u64,
+    stop: &mut dyn FnMut() -> bool,
+) -> Option<Result<(Mapping, Report), ()>> {
+    let end = Instant::now() + budget;
+    let n = packs.len();
+    if n > 1 {
+        let share = (budget / n as u32).max(PACK_TRY);
+        for k in 0..n {
+            let left = end.saturating_duration_since(Instant::now());
+            if stop() || left.is_zero() {
+                return None;
+            }
+            let (case, at) = &packs[(first + k) % n];
+            let s = seed.wrapping_add(k as u64 * 104_729);
+            if let Some(found) = walk_on(q, Some((case, at)), share.min(left), s, stop) {
+                return Some(found);
+            }
+        }
+    }
+    let left = end.saturating_duration_since(Instant::now());
+    if stop() || left.is_zero() {
+        return None;
+    }
+    let (case, at) = &packs[first % n];
+    walk_on(q, Some((case, at)), left, seed, stop)
+}
+
 fn walk_on(
     q: &Question,
     packed: Option<(&Case, &Packed)>,
