@@ -1091,27 +1091,35 @@ fn walk_packings(
     stop: &mut dyn FnMut() -> bool,
 ) -> Option<Result<(Mapping, Report), ()>> {
     let end = Instant::now() + budget;
-    let n = packs.len();
-    if n > 1 {
-        let share = (budget / n as u32).max(PACK_TRY);
-        for k in 0..n {
-            let left = end.saturating_duration_since(Instant::now());
-            if stop() || left.is_zero() {
-                return None;
-            }
-            let (case, at) = &packs[(first + k) % n];
-            let s = seed.wrapping_add(k as u64 * 104_729);
-            if let Some(found) = walk_on(q, Some((case, at)), share.min(left), s, stop) {
-                return Some(found);
-            }
+    for (k, (ix, share)) in packing_turns(packs.len(), first, budget).into_iter().enumerate() {
+        let left = end.saturating_duration_since(Instant::now());
+        if stop() || left.is_zero() {
+            return None;
+        }
+        let (case, at) = &packs[ix];
+        // The last turn (the time left) with `seed` itself.
+        let s = if share.is_some() { seed.wrapping_add(k as u64 * 104_729) } else { seed };
+        if let Some(found) = walk_on(q, Some((case, at)), share.map_or(left, |d| d.min(left)), s, stop) {
+            return Some(found);
         }
     }
-    let left = end.saturating_duration_since(Instant::now());
-    if stop() || left.is_zero() {
-        return None;
+    None
+}
+
+/// `walk_packings`' turns among `n` packings from number `first`: each packing with its share
+/// of `budget` (at least `PACK_TRY`) when there are several, then number `first` with the
+/// time left (None).
+fn packing_turns(n: usize, first: usize, budget: Duration) -> Vec<(usize, Option<Duration>)> {
+    if n == 0 {
+        return Vec::new();
     }
-    let (case, at) = &packs[first % n];
-    walk_on(q, Some((case, at)), left, seed, stop)
+    let mut turns = Vec::new();
+    if n > 1 {
+        let share = (budget / n as u32).max(PACK_TRY);
+        turns.extend((0..n).map(|k| ((first + k) % n, Some(share))));
+    }
+    turns.push((first % n, None));
+    turns
 }
 
 fn walk_on(
@@ -1363,6 +1371,22 @@ mod tests {
         r.packed = vec![None];
         r.proof = vec![open(case(0, 1.0), None)];
         assert!(refute_case(&mut r, 0));
+    }
+
+    #[test]
+    fn every_packing_gets_a_share_before_the_one_whose_turn_it_is_gets_the_rest() {
+        let ms = Duration::from_millis;
+        // Four packings, turn 5 (packing 1): 1, 2, 3, 0 with a quarter of 2 s each, then 1.
+        let turns = packing_turns(4, 5, ms(2_000));
+        assert_eq!(
+            turns,
+            vec![(1, Some(ms(500))), (2, Some(ms(500))), (3, Some(ms(500))), (0, Some(ms(500))), (1, None)]
+        );
+        // A short budget: each share at least 0.25 s (the walk's time left cuts the later ones).
+        assert_eq!(packing_turns(3, 0, ms(300))[..3], [(0, Some(ms(250))), (1, Some(ms(250))), (2, Some(ms(250)))]);
+        // One packing: all the time to it; none: no turn.
+        assert_eq!(packing_turns(1, 7, ms(300)), vec![(0, None)]);
+        assert!(packing_turns(0, 0, ms(300)).is_empty());
     }
 
     #[test]
