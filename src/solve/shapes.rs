@@ -1073,12 +1073,6 @@ impl pumpkin_solver::core::termination::TerminationCondition for Halt<'_> {
     }
 }
 
-/// Feasibility on `sub` by walks from fresh constructions (a new strategy and seed each try)
-/// within `budget`: Some(Ok) with a mapping sound on the whole cluster, Some(Err) when the
-/// analysis refutes `sub`, None when undecided. With `packed`, for the application with the
-/// case's roots on their types and with its packing's modules on their nodes
-/// (`walk::repair_from`); a mapping sound there is sound here (the same costs where the
-/// roots are), which is checked.
 /// Walks from each of `packs` in turn, from number `first`: an equal share of `budget` each
 /// (at least `PACK_TRY`, within the budget), then the rest of the budget from number `first`
 /// again.
@@ -1122,6 +1116,12 @@ fn packing_turns(n: usize, first: usize, budget: Duration) -> Vec<(usize, Option
     turns
 }
 
+/// Feasibility on `sub` by walks from fresh constructions (a new strategy and seed each try)
+/// within `budget`: Some(Ok) with a mapping sound on the whole cluster, Some(Err) when the
+/// analysis refutes `sub`, None when undecided. With `packed`, for the application with the
+/// case's roots on their types and with its packing's modules on their nodes
+/// (`walk::repair_from`); a mapping sound there is sound here (the same costs where the
+/// roots are), which is checked.
 fn walk_on(
     q: &Question,
     packed: Option<(&Case, &Packed)>,
