@@ -1209,7 +1209,7 @@ fn case_squeeze(
         }
     }
     let from = walk::stack(vcx, start?, &mut halt);
-    let (m, _) = walk::squeeze(vcx, from, floor, seed, &mut halt, &mut |_| {});
+    let (m, _) = walk::squeeze(vcx, from, floor, seed, None, &mut halt, &mut |_| {});
     let rep = verify::check(app, cluster, &m, popts);
     (rep.verdict == Verdict::Sound).then_some((m, rep))
 }

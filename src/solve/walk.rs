@@ -1192,14 +1192,17 @@ fn repack(
 /// use it, else as a removal), and runs `slow_pacers` and `stack` again before either, once
 /// per node count; when
 /// every used node failed, trades two of the emptiest for the unused node with the most CPUs
-/// the same way. Ends at `floor` nodes, when every attempt failed, or when `stop()` says so;
-/// the best sound mapping and its report. `better` hears each smaller node count on the way
-/// (for progress displays: one squeeze may take the whole time limit).
+/// the same way. Ends at `floor` nodes, when every attempt failed, after `patience` failed
+/// attempts in a row (when given: no removal, trade or repack succeeded in between; a
+/// restack does not count), or when `stop()` says so; the best sound
+/// mapping and its report. `better` hears each smaller node count on the way (for progress
+/// displays: one squeeze may take the whole time limit).
 pub fn squeeze(
     cx: Ctx,
     start: (Mapping, Report),
     floor: i64,
     seed: u64,
+    patience: Option<usize>,
     stop: &mut dyn FnMut() -> bool,
     better: &mut dyn FnMut(i64),
 ) -> (Mapping, Report) {
@@ -1214,15 +1217,22 @@ pub fn squeeze(
     // The node count at the last restack (see below).
     let mut stacked_at = i64::MAX;
     let mut told = super::nodes_used(&cur);
+    // Failed attempts since the last success.
+    let mut stale = 0usize;
     for attempt in 0.. {
         let k = super::nodes_used(&cur);
         if k < told {
             told = k;
             better(k);
         }
-        if k <= floor || stop() {
+        // Any success (a removal, a trade, a repack) clears the failures.
+        if !failed.iter().any(|&f| f) {
+            stale = 0;
+        }
+        if k <= floor || stop() || patience.is_some_and(|p| stale >= p) {
             break;
         }
+        stale += 1;
         let mut used = vec![false; cluster.nodes.len()];
         let (mut modules, mut objects) = (vec![0usize; cluster.nodes.len()], vec![0usize; cluster.nodes.len()]);
         let mut pinned = vec![false; cluster.nodes.len()];

@@ -642,7 +642,7 @@ fn squeeze_empties_nodes_soundly() {
         let t = std::time::Instant::now();
         let mut stop = || t.elapsed() > std::time::Duration::from_secs(1);
         let mut told = Vec::new();
-        let (m, _) = walk::squeeze(cx, start.clone(), 0, seed, &mut stop, &mut |k| told.push(k));
+        let (m, _) = walk::squeeze(cx, start.clone(), 0, seed, None, &mut stop, &mut |k| told.push(k));
         let what = format!("{modules}x{nodes} s{seed}");
         assert_eq!(verify::check(&i.app, &i.cluster, &m, &popts).verdict, Verdict::Sound, "{what}");
         assert_eq!(nonlocal_filters(&i.app, &m), Vec::<String>::new(), "{what}");
@@ -660,8 +660,17 @@ fn squeeze_empties_nodes_soundly() {
         assert!(flowmap::solve::nodes_used(&st) <= planted_nodes, "{what}");
         // At the floor it stops at once.
         let mut never = || false;
-        let (same, _) = walk::squeeze(cx, start, planted_nodes, seed, &mut never, &mut |_| {});
+        let (same, _) = walk::squeeze(cx, start.clone(), planted_nodes, seed, None, &mut never, &mut |_| {});
         assert_eq!(same, planted, "{what}");
+        // With no patience (0 attempts without a node fewer) it stops at once too; with
+        // patience it ends at most where the unbounded one started.
+        let (same, _) = walk::squeeze(cx, start.clone(), 0, seed, Some(0), &mut never, &mut |_| {});
+        assert_eq!(same, planted, "{what}");
+        let t = std::time::Instant::now();
+        let mut stop = || t.elapsed() > std::time::Duration::from_secs(1);
+        let (p, _) = walk::squeeze(cx, start, 0, seed, Some(3), &mut stop, &mut |_| {});
+        assert_eq!(verify::check(&i.app, &i.cluster, &p, &popts).verdict, Verdict::Sound, "{what}");
+        assert!(flowmap::solve::nodes_used(&p) <= planted_nodes, "{what}");
     }
 }
 
@@ -687,7 +696,7 @@ fn squeeze_exchanges_small_nodes_for_a_big_one() {
     let place = |on: [&str; 4]| (1..=4).map(|i| format!("s{i} = \"{}\"\n", on[i - 1])).collect::<String>();
     let start = format!("[place]\n{}", place(["a", "a", "b", "b"]));
     let (app, cluster, _, m, r) = walked(&app, &cluster, &start, |cx, start| {
-        flowmap::solve::walk::squeeze(cx, start, 0, 1, &mut || false, &mut |_| {})
+        flowmap::solve::walk::squeeze(cx, start, 0, 1, None, &mut || false, &mut |_| {})
     });
     // Neither node alone can take the other's modules.
     for keep in ["a", "b"] {
