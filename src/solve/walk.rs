@@ -66,7 +66,8 @@ fn misplaced_filters(cx: Ctx, m: &Mapping) -> Vec<ObjectId> {
 /// the fastest shared network with room left by the other edges (bytes per second as in
 /// `bytes`), else the one with the most headroom; heaviest edge first.
 fn reroute(cx: Ctx, m: &mut Mapping, o: ObjectId, bytes: &[f64]) {
-    let mut t = Tables::new(cx, m, bytes, &[o]);
+    // Routing reads the links' table alone (`route`).
+    let mut t = Tables::links(cx, m, bytes, &[o]);
     let mut es: Vec<EdgeId> = cx
         .app
         .graph
@@ -103,14 +104,7 @@ fn unit_of(share: &[Vec<ObjectId>], o: ObjectId) -> Vec<ObjectId> {
 
 /// Routes every edge as `reroute` does, heaviest first.
 fn route_all(cx: Ctx, m: &mut Mapping, bytes: &[f64]) {
-    let (nn, nk) = (cx.cluster.nodes.len(), cx.cluster.networks.len());
-    let mut t = Tables {
-        count: Vec::new(),
-        on_node: Vec::new(),
-        tit: Vec::new(),
-        load: Vec::new(),
-        bw: vec![vec![[0.0; 2]; nk]; nn],
-    };
+    let mut t = Tables::empty(cx);
     let mut es: Vec<EdgeId> = cx.app.graph.edge_indices().collect();
     es.sort_by(|a, b| bytes[b.index()].total_cmp(&bytes[a.index()]).then(a.cmp(b)));
     for e in es {
@@ -128,8 +122,8 @@ fn route(cx: Ctx, m: &mut Mapping, e: EdgeId, bytes: &[f64], t: &mut Tables) {
         Route::Local
     } else if let Some(k) = given.filter(|&k| cx.cluster.on_network(a, k) && cx.cluster.on_network(b, k)) {
         // A network the partial mapping fixes.
-        t.bw[a.ix()][k.ix()][0] += x;
-        t.bw[b.ix()][k.ix()][1] += x;
+        t.bw[a.ix() * t.nk + k.ix()][0] += x;
+        t.bw[b.ix() * t.nk + k.ix()][1] += x;
         Route::Net(k)
     } else {
         // The fastest network the edge fits on (a slow one lengthens its messages, eq 5),
@@ -140,15 +134,19 @@ fn route(cx: Ctx, m: &mut Mapping, e: EdgeId, bytes: &[f64], t: &mut Tables) {
             .into_iter()
             .map(|k| {
                 let cap = cx.cluster.network(k).bandwidth;
-                ((cap - t.bw[a.ix()][k.ix()][0] - x).min(cap - t.bw[b.ix()][k.ix()][1] - x) / cap, cap, k)
+                (
+                    (cap - t.bw[a.ix() * t.nk + k.ix()][0] - x).min(cap - t.bw[b.ix() * t.nk + k.ix()][1] - x) / cap,
+                    cap,
+                    k,
+                )
             })
             .collect();
         let fits = nets.iter().filter(|n| n.0 >= 0.0).max_by(|p, q| p.1.total_cmp(&q.1).then(q.2.cmp(&p.2)));
         let best = fits.or_else(|| nets.iter().max_by(|p, q| p.0.total_cmp(&q.0).then(q.2.cmp(&p.2))));
         match best.map(|n| n.2) {
             Some(k) => {
-                t.bw[a.ix()][k.ix()][0] += x;
-                t.bw[b.ix()][k.ix()][1] += x;
+                t.bw[a.ix() * t.nk + k.ix()][0] += x;
+                t.bw[b.ix() * t.nk + k.ix()][1] += x;
                 Route::Net(k)
             }
             // No common network: the verifier reports it.
@@ -168,8 +166,11 @@ struct Tables {
     /// allocation estimate of a module stacked on a full node keeps (`paced`).
     tit: Vec<f64>,
     load: Vec<f64>,
-    /// [node][network][0 = send, 1 = receive].
-    bw: Vec<Vec<[f64; 2]>>,
+    /// [node x networks + network][0 = send, 1 = receive] (one allocation: a vector per node
+    /// was a thousand per call at 1,024 nodes).
+    bw: Vec<[f64; 2]>,
+    /// Networks in the cluster (`bw`'s stride).
+    nk: usize,
 }
 
 /// A module in the allocation estimate: (T_I/O key, tie-break, T_exec, LD, pace needed).
@@ -192,14 +193,11 @@ impl Tables {
     /// The tables without the objects `moving` (and their edges).
     fn new(cx: Ctx, m: &Mapping, bytes: &[f64], moving: &[ObjectId]) -> Tables {
         let (app, cluster, an) = (cx.app, cx.cluster, cx.an);
-        let (nn, nk) = (cluster.nodes.len(), cluster.networks.len());
-        let mut t = Tables {
-            count: vec![0; nn],
-            on_node: vec![Vec::new(); nn],
-            tit: Vec::new(),
-            load: vec![0.0; nn],
-            bw: vec![vec![[0.0; 2]; nk]; nn],
-        };
+        let nn = cluster.nodes.len();
+        let mut t = Tables::links(cx, m, bytes, moving);
+        t.count = vec![0; nn];
+        t.on_node = vec![Vec::new(); nn];
+        t.load = vec![0.0; nn];
         for o in app.graph.node_indices() {
             if let (Some(mi), false) = (an.module_of[o.index()], moving.contains(&o)) {
                 let n = m.node_of(o);
@@ -208,14 +206,35 @@ impl Tables {
                 t.load[n.ix()] += an.load_lo(app, cluster, mi, n);
             }
         }
-        for e in app.graph.edge_references() {
+        t
+    }
+
+    /// Every table empty, the links' table zero.
+    fn empty(cx: Ctx) -> Tables {
+        let (nn, nk) = (cx.cluster.nodes.len(), cx.cluster.networks.len());
+        Tables {
+            count: Vec::new(),
+            on_node: Vec::new(),
+            tit: Vec::new(),
+            load: Vec::new(),
+            bw: vec![[0.0; 2]; nn * nk],
+            nk,
+        }
+    }
+
+    /// The links' table alone (`bw`), without the objects `moving` (their edges); the other
+    /// tables empty. What routing needs (`reroute`: a whole `new` per rerouted object was 7 %
+    /// of a 3,000-module squeeze).
+    fn links(cx: Ctx, m: &Mapping, bytes: &[f64], moving: &[ObjectId]) -> Tables {
+        let mut t = Tables::empty(cx);
+        for e in cx.app.graph.edge_references() {
             if moving.contains(&e.source()) || moving.contains(&e.target()) {
                 continue;
             }
             if let Route::Net(k) = m.routes[e.id().index()] {
                 let b = bytes[e.id().index()];
-                t.bw[m.node_of(e.source()).ix()][k.ix()][0] += b;
-                t.bw[m.node_of(e.target()).ix()][k.ix()][1] += b;
+                t.bw[m.node_of(e.source()).ix() * t.nk + k.ix()][0] += b;
+                t.bw[m.node_of(e.target()).ix() * t.nk + k.ix()][1] += b;
             }
         }
         t
@@ -318,7 +337,9 @@ impl Tables {
                         .into_iter()
                         .map(|k| {
                             let cap = cluster.network(k).bandwidth;
-                            (cap - self.bw[n.ix()][k.ix()][dn] - x).min(cap - self.bw[mb.ix()][k.ix()][dm] - x) / cap
+                            (cap - self.bw[n.ix() * self.nk + k.ix()][dn] - x)
+                                .min(cap - self.bw[mb.ix() * self.nk + k.ix()][dm] - x)
+                                / cap
                         })
                         .fold(f64::NEG_INFINITY, f64::max);
                     if head == f64::NEG_INFINITY {
