@@ -64,6 +64,16 @@ const SPLIT_SLICE: Duration = Duration::from_secs(10);
 /// the fourth's, which packed all its kept cases in 1.2 s and gave the 14 by a walk in
 /// 0.15 s, came at 68 s; with pass 2 at most 3 s, optimal in 46-47 s (two runs).
 const PASS2_SLICE: Duration = Duration::from_secs(3);
+/// The split's pass 2 ends once this many cases are open with a packing or settled (`bound::
+/// split_bound`'s `enough`): one. Such a case is not refuted by the exact tools (only the
+/// CSP on the case could), so the shape is not refuted in pass 2 either, and its time goes to
+/// the walk from the packing in stage 1; `prove_on` goes on with the cases pass 2 did not
+/// reach in stage 2 (their packings are more starts), and later while no case has a packing.
+/// With four (until the thirty-seventh session),
+/// unseen hard 50/16 s7's last 10-node shape packed a case in pass 1 at 7.3 s, pass 2 ran
+/// its 3 s on the other cases, and the walk from the packing found the optimum at once, at
+/// 10.3 s; with one, at 7.3 s.
+const PASS2_ENOUGH: usize = 1;
 /// Open cases of the split kept per shape, for the search, and in all for `case_squeeze`.
 /// Four, not two: with dominated shapes left out, fewer shapes stay open to fill the pool
 /// (hard 100/32 s3: 25/24 after 60 s in two runs with two; with four, 24 proven optimal in
@@ -427,8 +437,12 @@ pub(super) fn search(
             // From stage 2, the split's pass 2 goes on where it stopped (`prove_on`), before
             // the stage's search, while no case has a packing (which `prove_on` leaves alone);
             // in stage 1 too when the split was resumed, within the split's time.
+            // In stage 2 also when a case has one: pass 2 stopped at the first packing
+            // (`PASS2_ENOUGH`) for stage 1's walk from it, and goes on with the cases it left,
+            // whose packings are more starts (hard 100/32 s1's 20 nodes came from a packing of
+            // a case pass 2 packed, in stage 2).
             if (stage >= 2 || resumed)
-                && packings.is_empty()
+                && (packings.is_empty() || stage == 2)
                 && p.proof.iter().any(|o| o.packed.is_none() && o.progress != Progress::Settled)
             {
                 let share = if resumed { split_end.saturating_duration_since(now) } else { budget };
@@ -1261,7 +1275,8 @@ fn refuted(
 }
 
 /// The relaxations split on the pace roots' processor types (`bound::split_bound`, asked
-/// for feasibility on all of `sub`'s nodes, its pass 2 at most `PASS2_SLICE`) on `sub`: Err
+/// for feasibility on all of `sub`'s nodes, its pass 2 at most `PASS2_SLICE` and until
+/// `PASS2_ENOUGH` cases are open) on `sub`: Err
 /// when it refutes every case, else the first `ALIVE_KEPT` cases it leaves open (none when
 /// there is nothing to split or `end` comes), whether those are all it leaves open, and
 /// every case it leaves open (for `prove_on`).
@@ -1285,7 +1300,7 @@ fn split_cases(
         done: None,
     };
     let n = sub.nodes.len() as i64;
-    match crate::csp::bound::split_bound(app, sub, &an, n, ALIVE_KEPT, LP_SLICE, Some(PASS2_SLICE), &mut stop) {
+    match crate::csp::bound::split_bound(app, sub, &an, n, PASS2_ENOUGH, LP_SLICE, Some(PASS2_SLICE), &mut stop) {
         Some(s) if s.alive.is_empty() => Err(()),
         Some(s) => {
             // Those with a packing come first.
