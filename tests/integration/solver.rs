@@ -1428,12 +1428,13 @@ fn node_bounds_hold(
             return Err(format!("split on all {n} nodes: no case open, or bound {} above {min}", all.bound));
         }
     }
-    // Pass 2 left to `bound::advance` (none of it in the split: `enough` 0; or cut after 1 ms
-    // by its own time, `pass2`, maybe within a case's step), as the search by shape resumes
-    // it, the pattern bound cut short after 1 ms each step (so it goes on from its columns)
-    // until every case is settled: some case stays open, every bound at most `min`.
+    // Pass 2 left to `bound::advance` (none of it in the split: `enough` 0; after the first
+    // case left open, as the search by shape asks: `enough` 1; or cut after 1 ms by its own
+    // time, `pass2`, maybe within a case's step), as the search by shape resumes it, the
+    // pattern bound cut short after 1 ms each step (so it goes on from its columns) until
+    // every case is settled: some case stays open, every bound at most `min`.
     let ms = std::time::Duration::from_millis(1);
-    for (enough, pass2) in [(0, None), (usize::MAX, Some(ms))] {
+    for (enough, pass2) in [(0, None), (1, None), (usize::MAX, Some(ms))] {
         let Some(none) =
             flowmap::csp::bound::split_bound_on(app, cluster, an, min, enough, five, pass2, 1, false, false, forever)
         else {
