@@ -70,6 +70,8 @@ use pumpkin_solver::core::termination::TerminationCondition;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
+mod exact;
+
 /// Search nodes of a pricing round's brief search, before the exhaustive one (`bound`):
 /// unseen realistic 100/32 s64's refined cases, whose exact rounds mostly find columns,
 /// spent 0.3-1.7 s a round pricing exhaustively.
@@ -1905,6 +1907,10 @@ pub(super) const PACK_FIRST: u64 = 2_000;
 /// more modules (subsets of patterns are patterns); every class not yet placed must still
 /// fit, each node taken alone; nodes of one class holding the same set so far are
 /// interchangeable, so their counts of the next class do not increase along them.
+/// With `duals` (the pattern LP ran and left the case open), branch and price over every
+/// exact set (`exact`) gets the first half of `budget` where the sets can all be listed: it
+/// refutes what this search cannot (unseen realistic 100/32 s312's last 17-node case, where
+/// the LP's optimum is the node count) and finds packings too.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn pack(
     app: &Application,
@@ -1921,7 +1927,17 @@ pub(super) fn pack(
         return Packing::Unknown;
     };
     let slots = slots_of(&st);
-    match pack_counts(&st, duals, first_run, seed, max_nodes, Instant::now() + budget, stop) {
+    let end = Instant::now() + budget;
+    if duals.is_some() {
+        // Half of the time: the exhaustive search below finds packings the branch and
+        // price may not reach (its LPs at the node count give it no direction there).
+        match exact::solve(&st, slots.len() as i64, Instant::now() + budget / 2, stop) {
+            exact::Exact::Found(cnt) => return Packing::Found(at_of(&st, &slots, &cnt, an)),
+            exact::Exact::Refuted => return Packing::Refuted,
+            exact::Exact::Unknown => {}
+        }
+    }
+    match pack_counts(&st, duals, first_run, seed, max_nodes, end, stop) {
         Some(Some(cnt)) => Packing::Found(at_of(&st, &slots, &cnt, an)),
         Some(None) => Packing::Refuted,
         None => Packing::Unknown,
@@ -3139,7 +3155,7 @@ mod tests {
     }
 
     /// Uniform draws in [0, 1) from a xorshift seeded with `seed`.
-    fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
+    pub(super) fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
         move || {
             seed ^= seed << 13;
             seed ^= seed >> 7;
