@@ -28,7 +28,7 @@
 //! integral solution is a packing (surplus copies taken off, every node checked again).
 
 use super::super::simplex::Simplex;
-use super::{link_fits, place, rows_hold, set_fits_exact, slots_of, Setup};
+use super::{link_fits, place, rows_hold, set_fits_exact, set_fits_in, slots_of, Setup};
 use pumpkin_solver::core::termination::TerminationCondition;
 use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
@@ -50,20 +50,46 @@ pub(super) enum Exact {
     Unknown,
 }
 
-/// A set: its node class's items' counts, sparse (module class, count), ascending by class.
-type Set = Vec<(usize, u32)>;
+/// The exact sets of one node class, one after another: set i is
+/// `ent[start[i]..start[i + 1]]`, (module class, count) pairs ascending by class.
+struct Sets {
+    start: Vec<usize>,
+    ent: Vec<(u16, u16)>,
+}
 
-/// Every exact set of each node class (None: more than `SETS_MAX`, or stopped).
-fn exact_sets(st: &Setup, end: Instant, stop: &mut impl TerminationCondition) -> Option<Vec<Vec<Set>>> {
+impl Sets {
+    fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    fn get(&self, i: usize) -> &[(u16, u16)] {
+        &self.ent[self.start[i]..self.start[i + 1]]
+    }
+}
+
+/// The count of class `c` in `set`.
+fn count_of(set: &[(u16, u16)], c: usize) -> u32 {
+    set.iter().find(|e| e.0 as usize == c).map_or(0, |e| u32::from(e.1))
+}
+
+/// Every exact set of each node class (None: more than `SETS_MAX` in all, or stopped). A
+/// set is kept in the first of its node class's orders that passes it (the depth-first
+/// search of a later order finds it again), so no set is listed twice and nothing but the
+/// list is kept in memory.
+fn exact_sets(st: &Setup, end: Instant, stop: &mut impl TerminationCondition) -> Option<Vec<Sets>> {
     let nc = st.sizes.len();
+    if nc > usize::from(u16::MAX) || st.sizes.iter().any(|&z| z > f64::from(u16::MAX)) {
+        return None;
+    }
     let mut total = 0usize;
     let mut out = Vec::with_capacity(st.node_classes.len());
     let mut loads = Vec::new();
+    let mut cnt = vec![0u32; nc];
+    let mut leaves = 0u64;
     for k in 0..st.node_classes.len() {
-        let mut seen: HashSet<Vec<u32>> = HashSet::new();
-        for order in &st.orders[k] {
+        let mut sets = Sets { start: vec![0], ent: Vec::new() };
+        for (o, order) in st.orders[k].iter().enumerate() {
             let mut counts = vec![0u32; order.len()];
-            let mut leaves = 0u64;
             let mut ok = true;
             let mut visit = |counts: &[u32]| -> bool {
                 leaves += 1;
@@ -73,18 +99,26 @@ fn exact_sets(st: &Setup, end: Instant, stop: &mut impl TerminationCondition) ->
                 if counts.iter().all(|&q| q == 0) {
                     return true;
                 }
-                let mut cnt = vec![0u32; nc];
                 for (it, &q) in order.iter().zip(counts) {
                     cnt[it.class] = q;
                 }
-                if seen.contains(&cnt) {
-                    return true;
+                let keep = (0..o).all(|e| !set_fits_in(st, k, &cnt, e..e + 1, &mut loads))
+                    && set_fits_exact(st, k, &cnt, &mut loads);
+                if keep {
+                    let mut e: Vec<(u16, u16)> = order
+                        .iter()
+                        .zip(counts)
+                        .filter(|x| *x.1 > 0)
+                        .map(|(it, &q)| (it.class as u16, q as u16))
+                        .collect();
+                    e.sort_unstable();
+                    sets.ent.extend(e);
+                    sets.start.push(sets.ent.len());
+                    total += 1;
                 }
-                if !set_fits_exact(st, k, &cnt, &mut loads) {
-                    return true;
+                for it in order {
+                    cnt[it.class] = 0;
                 }
-                seen.insert(cnt);
-                total += 1;
                 total <= SETS_MAX
             };
             dfs(order, st.link[k], 0, &vec![0.0; st.cpus[k]], 0.0, 0.0, &mut counts, &mut visit, &mut ok);
@@ -92,11 +126,6 @@ fn exact_sets(st: &Setup, end: Instant, stop: &mut impl TerminationCondition) ->
                 return None;
             }
         }
-        let mut sets: Vec<Set> = seen
-            .into_iter()
-            .map(|cnt| cnt.iter().enumerate().filter(|e| *e.1 > 0).map(|(c, &q)| (c, q)).collect())
-            .collect();
-        sets.sort();
         out.push(sets);
     }
     Some(out)
@@ -155,11 +184,10 @@ enum Feature {
 }
 
 impl Feature {
-    fn coef(&self, k: usize, i: usize, set: &Set) -> f64 {
-        let of = |c: usize| set.iter().find(|e| e.0 == c).map_or(0, |e| e.1);
+    fn coef(&self, k: usize, i: usize, set: &[(u16, u16)]) -> f64 {
         match *self {
-            Feature::Count(fk, c) if fk == k => of(c) as f64,
-            Feature::AtLeast(fk, c, q) if fk == k => f64::from(u8::from(of(c) >= q)),
+            Feature::Count(fk, c) if fk == k => count_of(set, c) as f64,
+            Feature::AtLeast(fk, c, q) if fk == k => f64::from(u8::from(count_of(set, c) >= q)),
             Feature::Set(fk, fi) if fk == k && fi == i => 1.0,
             _ => 0.0,
         }
@@ -187,7 +215,7 @@ struct Lp {
 
 struct Bnb<'a, T: TerminationCondition> {
     st: &'a Setup,
-    sets: Vec<Vec<Set>>,
+    sets: Vec<Sets>,
     keep: f64,
     end: Instant,
     stop: &'a mut T,
@@ -223,13 +251,14 @@ impl<T: TerminationCondition> Bnb<'_, T> {
         }
         let sets = &self.sets;
         let column = |k: usize, i: usize| -> Vec<(usize, f64)> {
-            let set = &sets[k][i];
-            let mut e: Vec<(usize, f64)> = set.iter().map(|&(c, q)| (c, q as f64)).collect();
+            let set = sets[k].get(i);
+            let mut e: Vec<(usize, f64)> = set.iter().map(|&(c, q)| (usize::from(c), f64::from(q))).collect();
             e.push((nc + k, -1.0));
             for (j, h) in st.hubs.iter().enumerate() {
                 if h.on[k] {
-                    if let Some(&(_, q)) = set.iter().find(|e| e.0 == h.class) {
-                        e.push((nc + nk + j, -(q as f64)));
+                    let q = count_of(set, h.class);
+                    if q > 0 {
+                        e.push((nc + nk + j, -f64::from(q)));
                     }
                 }
             }
@@ -279,8 +308,10 @@ impl<T: TerminationCondition> Bnb<'_, T> {
                         _ => {}
                     }
                 }
-                for (i, set) in sets[k].iter().enumerate() {
-                    let mut rc = 1.0 + w[nc + k] - set.iter().map(|&(c, q)| value[c] * q as f64).sum::<f64>();
+                for i in 0..sets[k].len() {
+                    let set = sets[k].get(i);
+                    let mut rc =
+                        1.0 + w[nc + k] - set.iter().map(|&(c, q)| value[usize::from(c)] * f64::from(q)).sum::<f64>();
                     for &(j, b) in &special {
                         let a = b.feature.coef(k, i, set);
                         if a != 0.0 {
@@ -324,7 +355,8 @@ impl<T: TerminationCondition> Bnb<'_, T> {
     fn fractional(&self, lp: &Lp) -> Vec<(Feature, f64)> {
         let mut v: BTreeMap<Feature, f64> = BTreeMap::new();
         for &((k, i), x) in &lp.x {
-            for &(c, q) in &self.sets[k][i] {
+            for &(c, q) in self.sets[k].get(i) {
+                let (c, q) = (usize::from(c), u32::from(q));
                 *v.entry(Feature::Count(k, c)).or_default() += x * q as f64;
                 for t in 1..=q {
                     *v.entry(Feature::AtLeast(k, c, t)).or_default() += x;
@@ -361,8 +393,8 @@ impl<T: TerminationCondition> Bnb<'_, T> {
                 if next[k] >= slots.len() || slots[next[k]].0 != k {
                     return None;
                 }
-                for &(c, q) in &self.sets[k][i] {
-                    cnt[next[k]][c] = q;
+                for &(c, q) in self.sets[k].get(i) {
+                    cnt[next[k]][usize::from(c)] = u32::from(q);
                 }
                 next[k] += 1;
             }
