@@ -1931,7 +1931,7 @@ pub(super) fn pack(
     if duals.is_some() {
         // Half of the time: the exhaustive search below finds packings the branch and
         // price may not reach (its LPs at the node count give it no direction there).
-        match exact::solve(&st, slots.len() as i64, Instant::now() + budget / 2, stop) {
+        match exact::solve(&st, slots.len() as i64, duals, Instant::now() + budget / 2, stop) {
             exact::Exact::Found(cnt) => return Packing::Found(at_of(&st, &slots, &cnt, an)),
             exact::Exact::Refuted => return Packing::Refuted,
             exact::Exact::Unknown => {}
