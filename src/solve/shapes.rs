@@ -975,12 +975,20 @@ fn pack_on(
     }
     let mut halt = Halt { stop, end };
     let first = crate::csp::bound::PACK_FIRST_RUN;
-    // The dive on the pattern LP first (half of the slice), then the local search, then
-    // the exhaustive one with the time left: on unseen realistic 100/32 s37's four open
-    // 16-node cases the local search found packings in 1-2 s where the exhaustive one found
-    // none in 3.4 s; on s26's one case, where the pattern LP's optimum is the node count,
-    // neither finds one within the slices, and the dive finds one in about 2 s.
-    let mut found = crate::csp::bound::pack_dive(&variant, sub, &an, seed, budget / 2, &mut halt);
+    // First the packing search with the pattern LP's multipliers (`bound::pack`: the LP, then
+    // the search, each within a quarter of the slice; its branch and price over the exact
+    // sets, `patterns::exact`, decides a case in its scope either way: unseen realistic 50/16
+    // s636's last 6-node case was refuted by it in 0.33 s, after the dive and the local
+    // search had spent about 3.7 s of the slice on it; 11.6 -> 8.1 s), then the dive on the pattern LP (half of the time left), then the local
+    // search, then the exhaustive one with the time left: on unseen realistic 100/32 s37's
+    // four open 16-node cases the local search found packings in 1-2 s where the exhaustive
+    // one found none in 3.4 s; on s26's one case, where the pattern LP's optimum is the node
+    // count, neither finds one within the slices, and the dive finds one in about 2 s.
+    let mut found = crate::csp::bound::pack(&variant, sub, &an, true, first, seed, budget / 4, &mut halt);
+    if found == crate::csp::bound::Packing::Unknown {
+        let left = end.saturating_duration_since(Instant::now());
+        found = crate::csp::bound::pack_dive(&variant, sub, &an, seed, left / 2, &mut halt);
+    }
     if found == crate::csp::bound::Packing::Unknown {
         let left = end.saturating_duration_since(Instant::now());
         found = crate::csp::bound::pack_local(&variant, sub, &an, seed, u64::MAX, left / 2, &mut halt);
