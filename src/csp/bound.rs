@@ -477,6 +477,9 @@ const DIVE_BUDGET: Duration = Duration::from_secs(2);
 const PACK_QUICK: u64 = 5_000;
 const PACK_NODES: u64 = 20_000_000;
 const PACK_BUDGET: Duration = Duration::from_secs(3);
+/// The pattern LP's time to go on from a stop at `keep` to its optimum, for the multipliers
+/// of the packing tools (`settle`).
+const OPTIMUM_BUDGET: Duration = Duration::from_millis(500);
 
 /// Most pace roots `split_bound` splits on, and most cases.
 const MAX_SPLIT: usize = 6;
@@ -1155,7 +1158,26 @@ fn settle(
     if !out.done {
         return Settled::Unfinished(b, out.cols);
     }
-    let duals = out.duals;
+    let mut duals = out.duals;
+    // Stopped at `keep` (the LP cannot exceed it), the multipliers carry the brief pricing's
+    // ceilings, and the exact sets worth listing with them (`patterns::exact`, reduced-cost
+    // fixing) may be too many: the LP on to its optimum first, from its columns, within
+    // `OPTIMUM_BUDGET` (unseen realistic 50/16 s636's last 6-node case: over 1.5 million
+    // sets with the loose multipliers, 0.43 s to find that out, then 1.8 s of packing search
+    // in vain; with the optimum's, which took 0.02 s, 316,000 sets and the case refuted in
+    // 0.34 s, but only two stages and 4 s later).
+    if !out.optimal {
+        let more = patterns::bound(variant, cluster, van, i64::MAX, OPTIMUM_BUDGET, out.cols, stop);
+        if let Some(p) = more.bound {
+            b = b.max(p);
+        }
+        if b > keep {
+            return Settled::Done(b, None);
+        }
+        if more.optimal {
+            duals = more.duals;
+        }
+    }
     // The dive on the bound's LP first, from its columns (unseen realistic 100/32 s26: its
     // one open 13-node case, whose LP optimum is exactly 13 and highly fractional, packed by
     // the dive in about 2 s, where the exhaustive and local searches need 9-50 s).

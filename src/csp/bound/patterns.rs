@@ -963,15 +963,17 @@ pub(super) fn range_dropped(
 
 /// What `bound` found: the bound (Some when a round certified one: the largest), the best
 /// certified round's multipliers, every column generated (a warm start for another call on
-/// the same instance), and whether the column generation finished (the LP converged, or the
+/// the same instance), whether the column generation finished (the LP converged, or the
 /// bound exceeds the target, or, with a target, the LP cannot: its restricted value is at
 /// most the target in an exact round that would need the exhaustive pricing pass), rather
-/// than ran out of time.
+/// than ran out of time, and whether it reached the LP's optimum (the multipliers are the
+/// optimum's; a stop at the target leaves them loose, the pricing's ceilings in them).
 pub(super) struct Bounded {
     pub bound: Option<i64>,
     pub duals: Option<Duals>,
     pub cols: Columns,
     pub done: bool,
+    pub optimal: bool,
 }
 
 /// Columns of the pattern LP, opaque outside `patterns`: `bound` takes them back as a warm
@@ -999,7 +1001,7 @@ pub(super) fn bound(
     let end = Instant::now() + budget;
     let Some(Setup { items, orders, eq7, cpus, caps, sizes, link, hubs, open, .. }) = setup(app, cluster, an, stop)
     else {
-        return Bounded { bound: None, duals: None, cols: Columns::default(), done: false };
+        return Bounded { bound: None, duals: None, cols: Columns::default(), done: false, optimal: false };
     };
     let nodes = cluster.nodes.len() as f64;
     // Columns: those of `start` that fit these classes, then every class alone on each node
@@ -1024,6 +1026,7 @@ pub(super) fn bound(
     let mut duals: Option<Duals> = None;
     let mut exact = false;
     let mut done = false;
+    let mut optimal = false;
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     for _ in 0..ROUNDS {
         if stop.should_stop() || Instant::now() >= end {
@@ -1159,6 +1162,7 @@ pub(super) fn bound(
         if added == 0 {
             if exact {
                 done = true;
+                optimal = true;
                 break;
             }
             exact = true;
@@ -1169,7 +1173,7 @@ pub(super) fn bound(
     if let Some(d) = &mut duals {
         d.cols = cols.clone();
     }
-    Bounded { bound: best.map(|b| b.ceil().max(0.0) as i64), duals, cols: Columns(cols), done }
+    Bounded { bound: best.map(|b| b.ceil().max(0.0) as i64), duals, cols: Columns(cols), done, optimal }
 }
 
 /// The multipliers of the pattern LP's best certified round, for `pack`: per module class
