@@ -171,6 +171,8 @@ fn open_shapes(pending: &[Pending], best: i64) -> Vec<OpenShape> {
 pub(super) struct Memo {
     refuted: std::collections::HashSet<Vec<usize>>,
     splits: std::collections::HashMap<Vec<usize>, SplitCases>,
+    /// Per shape, the seed and time of the walk from its split's packings in stage 1.
+    walked: std::collections::HashMap<Vec<usize>, (u64, Duration)>,
 }
 
 /// What `split_cases` found: the cases kept for the search, their packings, whether they are
@@ -517,14 +519,28 @@ pub(super) fn search(
                 // found nothing, and 60 s ended the round before it.
                 let least = if stage <= 1 { Duration::ZERO } else { PACKED_WALK };
                 let budget = end.map_or(least, |e| least.min(e.saturating_duration_since(Instant::now()))).max(budget);
-                walk_packings(
-                    &Question { app, cluster, sub: &sub, nodes: &p.nodes, opts },
-                    &packings,
-                    first,
-                    budget,
-                    seed,
-                    stop,
-                )
+                // A resumed split's stage-1 walk is the earlier search's again (the same
+                // packings, first turn, seed), with no more time: left out (unseen realistic
+                // 50/16 s609: the brief search's walk from its 8-node shape's packing found
+                // nothing in 0.75 s, the search after the squeeze repeated it, then packed
+                // anew in stage 2 and walked to 8 nodes).
+                let again =
+                    stage == 1 && resumed && memo.walked.get(&key).is_some_and(|&(s, d)| s == seed && d >= budget);
+                if stage == 1 && !again {
+                    memo.walked.insert(key.clone(), (seed, budget));
+                }
+                if again {
+                    None
+                } else {
+                    walk_packings(
+                        &Question { app, cluster, sub: &sub, nodes: &p.nodes, opts },
+                        &packings,
+                        first,
+                        budget,
+                        seed,
+                        stop,
+                    )
+                }
             } else if let Some(ix) = (stage >= 3 && stage % 2 == 1).then(|| p.unpacked(stage as usize / 2)).flatten() {
                 // The packing search goes on for an open case without a packing (another
                 // seed each time, the cases in turn): unseen realistic 100/32 s26's one open
