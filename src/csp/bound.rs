@@ -709,6 +709,134 @@ fn partial_refutations(
     dead
 }
 
+/// How far `cluster_pattern_bound` got, for a later call to go on: the next case, the least
+/// bound of the cases done, the columns of the case a stop cut short (its warm start), and
+/// whether it is over (finished, or no use).
+#[derive(Clone, Debug, Default)]
+pub struct ClusterBound {
+    next: usize,
+    least: Option<i64>,
+    /// Per case, the columns of its last LP: a warm start for the next pass (or for the
+    /// rest of one cut short).
+    cols: Vec<Columns>,
+    pub over: bool,
+}
+
+impl ClusterBound {
+    /// A new pass over every case from its columns so far (after a pass raised the bound).
+    pub fn again(&mut self) {
+        *self = ClusterBound { cols: std::mem::take(&mut self.cols), ..ClusterBound::default() };
+    }
+}
+
+/// The pattern bound (`patterns`) of the whole of `cluster`, split on the pace roots as
+/// `split_bound` splits a shape: a sound mapping puts each root on one type and is then a
+/// sound mapping of that case's application, so the least of the cases' pattern bounds
+/// bounds every sound mapping's node count. A case the pattern tools find out of scope
+/// because roots beyond the split leave keys unfixed stands for its refinements on them (at
+/// most `MAX_CASES`). Each case's LP stops once its bound exceeds `target`, and gets at most
+/// `PATTERN_BUDGET`. Some(bound) once every case is done; None when `budget` or `stop` ends
+/// first (`state` keeps the progress, and the columns of a case cut short, for the next
+/// call with the same application, cluster and analysis) or when the bound can be no use:
+/// a case (or refinement) out of scope, bounded at most `floor`, or not bounded within
+/// `PATTERN_BUDGET` (`state.over` then), so that a hopeless try costs about one case. Unlike a shape's split,
+/// the LP's node classes hold all of the cluster's nodes of a kind, so one bound answers for
+/// every shape of every size below it: unseen realistic 100/32 s853, 81 open 12-node shapes
+/// that the search by shape refutes one by one in about 1.5 s each; the whole cluster's 32
+/// cases all bound 13. Not valid when CPUs are pinned by hand (callers check).
+#[allow(clippy::too_many_arguments)]
+pub fn cluster_pattern_bound(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    floor: i64,
+    target: i64,
+    budget: Duration,
+    state: &mut ClusterBound,
+    stop: &mut impl TerminationCondition,
+) -> Option<i64> {
+    if state.over {
+        return None;
+    }
+    // Cases done with a bound no longer above the floor: no use, start again.
+    if state.least.is_some_and(|l| l <= floor) {
+        state.again();
+    }
+    let mut stop = Within { stop, end: Some(std::time::Instant::now() + budget) };
+    let stop = &mut stop;
+    let (_, mut roots): (Vec<Root>, Vec<Root>) = split_roots(app, cluster, an).into_iter().partition(|r| r.lazy);
+    let mut rest = roots.split_off(roots.len().min(MAX_SPLIT));
+    while roots.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
+        rest.insert(0, roots.pop().expect("a root"));
+    }
+    while rest.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
+        rest.pop();
+    }
+    let refuted = cluster.nodes.len() as i64 + 1;
+    // One case's (or refinement's) bound and its LP's columns, or Err(Some(cols)) when
+    // stopped (its columns so far), Err(None) when out of scope or at most `floor`.
+    type Got = Result<(i64, Columns), Option<Columns>>;
+    let one = |case: &Case, cols: Columns, stop: &mut Within<'_, _>| -> Got {
+        let (variant, van) = analyse_case(app, cluster, an, case);
+        if !van.problems.is_empty() {
+            return Ok((refuted, Columns::default()));
+        }
+        // At most `PATTERN_BUDGET` a case: one that does not finish in it (unseen realistic
+        // 300/64 s702's, 24-CPU nodes and 75 module classes) makes the bound no use.
+        let left = stop.end.map_or(budget, |e| e.saturating_duration_since(std::time::Instant::now()));
+        let b = patterns::bound(&variant, cluster, &van, target, left.min(PATTERN_BUDGET), cols, stop);
+        match b.bound {
+            _ if stop.should_stop() && !b.done => Err(Some(b.cols)),
+            None => Err(None),
+            Some(x) if x <= floor => Err(None),
+            Some(x) => Ok((x, b.cols)),
+        }
+    };
+    let cases: usize = roots.iter().map(|r| r.options.len()).product();
+    state.cols.resize(cases, Columns::default());
+    while state.next < cases {
+        let case = combination(&roots, state.next);
+        let got = match one(&case, std::mem::take(&mut state.cols[state.next]), stop) {
+            // Out of scope: its refinements on the roots beyond the split, whole (a stop
+            // starts them again).
+            Err(None) if !rest.is_empty() && !stop.should_stop() => {
+                let mut least = refuted;
+                let mut out = Ok(());
+                for r in 0..rest.iter().map(|r| r.options.len()).product() {
+                    let mut sub = case.clone();
+                    sub.extend(combination(&rest, r));
+                    match one(&sub, Columns::default(), stop) {
+                        Ok((b, _)) => least = least.min(b),
+                        Err(e) => {
+                            out = Err(e.map(|_| Columns::default()));
+                            break;
+                        }
+                    }
+                }
+                out.map(|_| (least, Columns::default()))
+            }
+            other => other,
+        };
+        match got {
+            Ok((b, cols)) => {
+                state.least = Some(state.least.map_or(b, |l| l.min(b)));
+                state.cols[state.next] = cols;
+                state.next += 1;
+            }
+            Err(Some(cols)) => {
+                state.cols[state.next] = cols;
+                return None;
+            }
+            Err(None) => {
+                state.over = true;
+                return None;
+            }
+        }
+    }
+    state.over = true;
+    Some(state.least.unwrap_or(refuted))
+}
+
 /// Every case `split_bound` splits `app` into, in its order (the combinations of its roots'
 /// types): for tests.
 pub fn split_all_cases(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<Case> {

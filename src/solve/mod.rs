@@ -916,6 +916,8 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             stats.shapes.undecided = f.stats.undecided;
             stats.shapes.open = f.stats.open;
             stats.shapes.unlisted = f.stats.unlisted;
+            stats.shapes.cluster_bound = f.stats.cluster_bound;
+            stats.shapes.cluster_s += f.stats.cluster_s;
             static_bound = static_bound.max(f.bound);
             if let Some(b) = f.best.filter(|b| b.2 < k) {
                 stats.found_by = Some("shapes");

@@ -88,6 +88,9 @@ const DIVE_SLICE: Duration = Duration::from_secs(10);
 /// 100/32 s83's 14-node shapes, so the first rounds' slices (0.25, 0.75, 2.25 s) cut every
 /// try short.
 const PACKED_WALK: Duration = Duration::from_secs(3);
+/// The share of the time left, and the most time, the whole cluster's pattern bound gets.
+const CLUSTER_SHARE: f64 = 0.5;
+const CLUSTER_CAP: Duration = Duration::from_secs(600);
 /// With several packings, each gets an equal share of a walk's budget first, at least this.
 const PACK_TRY: Duration = Duration::from_millis(250);
 
@@ -105,6 +108,10 @@ pub struct ShapeStats {
     /// The sizes below the best mapping's with more shapes than are listed (`MAX_LISTED`):
     /// searched, never proven.
     pub unlisted: Vec<i64>,
+    /// The whole cluster's pattern bound (`bound::cluster_pattern_bound`), when it finished,
+    /// and the time it took in all.
+    pub cluster_bound: Option<i64>,
+    pub cluster_s: f64,
 }
 
 /// Most undecided shapes `ShapeStats::open` lists.
@@ -173,6 +180,10 @@ pub(super) struct Memo {
     splits: std::collections::HashMap<Vec<usize>, SplitCases>,
     /// Per shape, the seed and time of the walk from its split's packings in stage 1.
     walked: std::collections::HashMap<Vec<usize>, (u64, Duration)>,
+    /// How far the whole cluster's pattern bound got, and the best mapping's size it was
+    /// asked to prove optimal.
+    cluster: crate::csp::bound::ClusterBound,
+    cluster_best: i64,
 }
 
 /// What `split_cases` found: the cases kept for the search, their packings, whether they are
@@ -283,6 +294,21 @@ pub(super) fn search(
     let mut certs = Certs::new(cluster, &classes);
     // Every mapping uses a node of each class some object's domain lies in.
     out.bound = out.bound.max(least.iter().sum::<usize>() as i64);
+    // The whole cluster's pattern bound, split on the pace roots (`bound::cluster_pattern_bound`),
+    // first, within `CLUSTER_SHARE` of the time left, then, while unfinished, after each round
+    // as long as the round took: one bound for every shape of every size below it, where the
+    // shapes' own splits refute them one by one (unseen realistic 100/32 s853: 81 open 12-node
+    // shapes at about 1.5 s each, 13/12 after 60 s; the whole cluster's 32 cases all bound 13
+    // in about 17 s). Not in the brief search (`dive` off), whose cheap refutations come first.
+    let cluster_on = dive;
+    if cluster_on {
+        let t = Instant::now();
+        let budget = ends.1.map_or(CLUSTER_CAP, |e| e.saturating_duration_since(t).mul_f64(CLUSTER_SHARE));
+        cluster_step(cx, &mut out, best, budget, memo, stop);
+        if out.bound >= best {
+            return out;
+        }
+    }
     let mut pending: Vec<Pending> = Vec::new();
     // The sizes whose every shape is listed (only those can be proven).
     let mut listed: BTreeMap<i64, bool> = BTreeMap::new();
@@ -368,6 +394,7 @@ pub(super) fn search(
             break;
         }
         let mut next = Vec::new();
+        let round_start = Instant::now();
         let shapes = pending.len();
         for mut p in pending {
             if p.size >= best_k {
@@ -614,6 +641,9 @@ pub(super) fn search(
                 }
             }
         }
+        if cluster_on {
+            cluster_step(cx, &mut out, best_k, round_start.elapsed(), memo, stop);
+        }
         round += 1;
         out.bound = out.bound.max(proven(&pending, &later, &listed, best_k));
         if out.bound >= best_k || stop() || end.is_some_and(|e| Instant::now() >= e) || round >= rounds {
@@ -629,6 +659,47 @@ pub(super) fn search(
     out.stats.undecided = pending.iter().filter(|p| p.size < best_k).count()
         + later.iter().filter(|(&size, _)| size < best_k).map(|(_, rest)| rest.len()).sum::<usize>();
     out
+}
+
+/// The whole cluster's pattern bound (`bound::cluster_pattern_bound`) for at most `budget`,
+/// going on from `memo`'s progress: asked for a bound of `best` (each case's LP stops once
+/// over `best` − 1, and the first case at most that gives up, until a better mapping lowers
+/// `best`), which proves `best` optimal. Asked for any bound over `out.bound` instead, it
+/// took 13.6 s to prove unseen realistic 100/32 s852's 13 while its best mapping had 14
+/// (the shapes found 13 and refuted the 12-node shapes in 10 s: 20 -> 34 s).
+fn cluster_step(
+    cx: greedy::Ctx,
+    out: &mut Found,
+    best: i64,
+    budget: Duration,
+    memo: &mut Memo,
+    stop: &mut dyn FnMut() -> bool,
+) {
+    if best != memo.cluster_best {
+        memo.cluster.again();
+        memo.cluster_best = best;
+    }
+    if out.bound >= best || memo.cluster.over || budget.is_zero() {
+        return;
+    }
+    let t = Instant::now();
+    let budget = budget.min(CLUSTER_CAP);
+    let mut halt = Halt { stop, end: t + budget };
+    let b = crate::csp::bound::cluster_pattern_bound(
+        cx.app,
+        cx.cluster,
+        cx.an,
+        best - 1,
+        best - 1,
+        budget,
+        &mut memo.cluster,
+        &mut halt,
+    );
+    if let Some(b) = b {
+        out.stats.cluster_bound = Some(b.min(best));
+        out.bound = out.bound.max(b.min(best));
+    }
+    out.stats.cluster_s += t.elapsed().as_secs_f64();
 }
 
 /// The bound the refuted sizes prove: one above every size below the smallest one with an

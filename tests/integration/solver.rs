@@ -1403,6 +1403,12 @@ fn node_bounds_hold(
     if b.is_some_and(|b| b > min) {
         return Err(format!("split node-by-node bound {b:?} above the minimum {min}"));
     }
+    // The whole cluster's pattern bound, split on the same roots, asked for more than `min`.
+    let mut state = flowmap::csp::bound::ClusterBound::default();
+    let b = flowmap::csp::bound::cluster_pattern_bound(app, cluster, an, -1, min, five, &mut state, forever);
+    if b.is_some_and(|b| b > min) {
+        return Err(format!("cluster pattern bound {b:?} above the minimum {min}"));
+    }
     // Split on one root, every case the LP leaves open to pass 2, which refines the cases it
     // finds out of scope on the other roots: with `keep` the minimum, the case of a minimum
     // sound mapping (or its refinement) stays open, so some case does and the bound holds.
@@ -2326,6 +2332,14 @@ fn split_bound_reaches_the_minimum_the_unsplit_relaxation_misses() {
     // Asked to keep the cases that 2 nodes could hold, it keeps none: refuted.
     let two = flowmap::csp::bound::split_bound(&app, &cluster, &an, 2, usize::MAX, five, None, forever).unwrap();
     assert!(two.alive.is_empty());
+    // The whole cluster's pattern bound, split so (`bound::cluster_pattern_bound`), proves 3
+    // too; asked for more than 3 it is no use (the case fast bounds 3), and says so.
+    let mut state = flowmap::csp::bound::ClusterBound::default();
+    let whole = flowmap::csp::bound::cluster_pattern_bound(&app, &cluster, &an, 2, 2, five, &mut state, forever);
+    assert_eq!(whole, Some(3), "cluster pattern bound");
+    let mut state = flowmap::csp::bound::ClusterBound::default();
+    let over = flowmap::csp::bound::cluster_pattern_bound(&app, &cluster, &an, 3, 3, five, &mut state, forever);
+    assert!(over.is_none() && state.over, "asked for more than 3: {over:?}");
 }
 
 /// The packing search (`bound::pack`) refutes what the pattern LP cannot: s (100 ms, LD 0.9)
