@@ -837,6 +837,16 @@ pub fn cluster_pattern_bound(
     Some(state.least.unwrap_or(refuted))
 }
 
+/// How many cases `cluster_pattern_bound` splits `app` into (before refinements).
+pub fn cluster_cases(app: &Application, cluster: &Cluster, an: &Analysis) -> usize {
+    let mut roots: Vec<Root> = split_roots(app, cluster, an).into_iter().filter(|r| !r.lazy).collect();
+    roots.truncate(MAX_SPLIT);
+    while roots.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
+        roots.pop();
+    }
+    roots.iter().map(|r| r.options.len()).product()
+}
+
 /// Every case `split_bound` splits `app` into, in its order (the combinations of its roots'
 /// types): for tests.
 pub fn split_all_cases(app: &Application, cluster: &Cluster, an: &Analysis) -> Vec<Case> {

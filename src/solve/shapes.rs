@@ -294,21 +294,7 @@ pub(super) fn search(
     let mut certs = Certs::new(cluster, &classes);
     // Every mapping uses a node of each class some object's domain lies in.
     out.bound = out.bound.max(least.iter().sum::<usize>() as i64);
-    // The whole cluster's pattern bound, split on the pace roots (`bound::cluster_pattern_bound`),
-    // first, within `CLUSTER_SHARE` of the time left, then, while unfinished, after each round
-    // as long as the round took: one bound for every shape of every size below it, where the
-    // shapes' own splits refute them one by one (unseen realistic 100/32 s853: 81 open 12-node
-    // shapes at about 1.5 s each, 13/12 after 60 s; the whole cluster's 32 cases all bound 13
-    // in about 17 s). Not in the brief search (`dive` off), whose cheap refutations come first.
     let cluster_on = dive;
-    if cluster_on {
-        let t = Instant::now();
-        let budget = ends.1.map_or(CLUSTER_CAP, |e| e.saturating_duration_since(t).mul_f64(CLUSTER_SHARE));
-        cluster_step(cx, &mut out, best, budget, memo, stop);
-        if out.bound >= best {
-            return out;
-        }
-    }
     let mut pending: Vec<Pending> = Vec::new();
     // The sizes whose every shape is listed (only those can be proven).
     let mut listed: BTreeMap<i64, bool> = BTreeMap::new();
@@ -370,6 +356,25 @@ pub(super) fn search(
         }
         if !rest.is_empty() {
             later.insert(size, rest.into_iter());
+        }
+    }
+    // The whole cluster's pattern bound, split on the pace roots (`bound::cluster_pattern_bound`),
+    // before the rounds when the shapes left below the best (after the boxes) outnumber its
+    // cases (a shape's first slice and split cost about what a case's LP costs), within
+    // `CLUSTER_SHARE` of the time left; then, while unfinished, after each round as long as
+    // the round took: one bound for every shape of every size below it, where the shapes'
+    // own splits refute them one by one (unseen realistic 100/32 s853: 81 open 12-node shapes
+    // at about 1.5 s each, 13/12 after 60 s; the whole cluster's 32 cases all bound 13 in
+    // about 17 s). Run first whatever the count, it cost fresh s873 (8 shapes left, 32 cases)
+    // 8 s in vain, 10 -> 22 s. Not in the brief search (`dive` off), whose cheap refutations
+    // come first.
+    let left: usize = pending.len() + later.values().map(|r| r.as_slice().len()).sum::<usize>();
+    if cluster_on && left > crate::csp::bound::cluster_cases(app, cluster, an) {
+        let t = Instant::now();
+        let budget = ends.1.map_or(CLUSTER_CAP, |e| e.saturating_duration_since(t).mul_f64(CLUSTER_SHARE));
+        cluster_step(cx, &mut out, best_k, budget, memo, stop);
+        if out.bound >= best_k {
+            return out;
         }
     }
     let mut round = 0u64;
