@@ -764,17 +764,10 @@ pub fn cluster_pattern_bound(
     }
     let mut stop = Within { stop, end: Some(std::time::Instant::now() + budget) };
     let stop = &mut stop;
-    let (_, mut roots): (Vec<Root>, Vec<Root>) = split_roots(app, cluster, an).into_iter().partition(|r| r.lazy);
-    let mut rest = roots.split_off(roots.len().min(MAX_SPLIT));
-    while roots.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
-        rest.insert(0, roots.pop().expect("a root"));
-    }
-    while rest.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
-        rest.pop();
-    }
+    let (roots, rest) = cluster_roots(app, cluster, an);
     let refuted = cluster.nodes.len() as i64 + 1;
     // One case's (or refinement's) bound and its LP's columns, or Err(Some(cols)) when
-    // stopped (its columns so far), Err(None) when out of scope or at most `floor`.
+    // stopped (its columns so far), Err(None) when out of scope (or not bounded in time).
     type Got = Result<(i64, Columns), Option<Columns>>;
     let one = |case: &Case, cols: Columns, stop: &mut Within<'_, _>| -> Got {
         let (variant, van) = analyse_case(app, cluster, an, case);
@@ -788,7 +781,6 @@ pub fn cluster_pattern_bound(
         match b.bound {
             _ if stop.should_stop() && !b.done => Err(Some(b.cols)),
             None => Err(None),
-            Some(x) if x <= floor => Err(None),
             Some(x) => Ok((x, b.cols)),
         }
     };
@@ -806,7 +798,12 @@ pub fn cluster_pattern_bound(
                     let mut sub = case.clone();
                     sub.extend(combination(&rest, r));
                     match one(&sub, Columns::default(), stop) {
-                        Ok((b, _)) => least = least.min(b),
+                        Ok((b, _)) => {
+                            least = least.min(b);
+                            if least <= floor {
+                                break;
+                            }
+                        }
                         Err(e) => {
                             out = Err(e.map(|_| Columns::default()));
                             break;
@@ -818,6 +815,11 @@ pub fn cluster_pattern_bound(
             other => other,
         };
         match got {
+            // At most the floor: no use.
+            Ok((b, _)) if b <= floor => {
+                state.over = true;
+                return None;
+            }
             Ok((b, cols)) => {
                 state.least = Some(state.least.map_or(b, |l| l.min(b)));
                 state.cols[state.next] = cols;
@@ -839,12 +841,21 @@ pub fn cluster_pattern_bound(
 
 /// How many cases `cluster_pattern_bound` splits `app` into (before refinements).
 pub fn cluster_cases(app: &Application, cluster: &Cluster, an: &Analysis) -> usize {
+    cluster_roots(app, cluster, an).0.iter().map(|r| r.options.len()).product()
+}
+
+/// The roots `cluster_pattern_bound` splits on and those its out-of-scope cases refine on,
+/// chosen as `split_bound` chooses them (the lazy ones, cycles' routes, left out).
+fn cluster_roots(app: &Application, cluster: &Cluster, an: &Analysis) -> (Vec<Root>, Vec<Root>) {
     let mut roots: Vec<Root> = split_roots(app, cluster, an).into_iter().filter(|r| !r.lazy).collect();
-    roots.truncate(MAX_SPLIT);
+    let mut rest = roots.split_off(roots.len().min(MAX_SPLIT));
     while roots.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
-        roots.pop();
+        rest.insert(0, roots.pop().expect("a root"));
     }
-    roots.iter().map(|r| r.options.len()).product()
+    while rest.iter().map(|r| r.options.len()).product::<usize>() > MAX_CASES {
+        rest.pop();
+    }
+    (roots, rest)
 }
 
 /// Every case `split_bound` splits `app` into, in its order (the combinations of its roots'
