@@ -38,6 +38,15 @@ struct Case {
     repair_call: Duration,
 }
 
+/// A case's files go with it, unless its test failed (they help to see why).
+impl Drop for Case {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
 impl Case {
     fn inline(name: &str, app: &str, cluster: &str) -> Case {
         let d = dir(name);
@@ -791,14 +800,15 @@ fn realistic_infeasible_instances() {
     // and why no mapping exists, which gives the conflict.
     let name = |k: &str| format!("realistic-50x16-infeasible-{k}-s1.toml");
     let load = |k: &str| {
-        let c = Case::repo(
+        let mut c = Case::repo(
             &format!("real-{k}"),
             &format!("models/realistic/{}", name(k)),
             &format!("clusters/realistic/{}", name(k)),
             &[],
         );
         // Changed instances the CSP takes long to decide are left out (undecided) after 1 s.
-        Case { repair_call: Duration::from_secs(1), ..c }
+        c.repair_call = Duration::from_secs(1);
+        c
     };
     // cpu: n0000 has 2 CPUs for the 3 self-paced modules pinned there (fluid0_renderer[0],
     // fluid0_joypad, ocean1_renderer[0]).
@@ -968,4 +978,5 @@ fn application_overlays() {
         .unwrap();
     let e = parse::load_application(&d.join("typo.toml"), &[]).unwrap_err().to_string();
     assert!(e.contains("typo.toml (merged with its base)") && e.contains("texc"), "{e}");
+    std::fs::remove_dir_all(&d).unwrap();
 }
