@@ -81,9 +81,12 @@ const SEARCH_NODES: u64 = 30_000_000;
 /// Nodes per depth the pricing search remembers for dominance (`Search::memo`). On the
 /// pricing problems where unseen realistic 100/32 s156's cases ran out of time (22 classes,
 /// 12 CPUs, duals alike): search nodes 17.9, 6.3, 23.0 million -> 4.3, 1.8, 6.6 million,
-/// time 4.0, 2.2, 3.9 s -> 1.5, 0.8, 2.2 s; 256 remembered cut nodes further but cost more
-/// time in the checks.
-const MEMO: usize = 16;
+/// time 4.0, 2.2, 3.9 s -> 1.5, 0.8, 2.2 s, with 16; 256 remembered cut nodes further but
+/// cost more time in the checks. Once the checks compared four values at a time
+/// (`dominated`), 48: the whole cluster's bound of unseen realistic 100/32 s853 (32 cases)
+/// 11.7-12.6 s -> 7.9-8.8 s, s852's 8.3 -> 5.8-6.2 s (128: 7.8 and 6.7 s; 512: 12.6 and
+/// 8.9 s).
+const MEMO: usize = 48;
 /// Orders the greedy pricing tries per round.
 const GREEDY_TRIES: usize = 24;
 /// Rounds of column generation at most.
