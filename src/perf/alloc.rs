@@ -28,7 +28,9 @@
 //! T_I/O, sort, allocate, and repeat. With the literal allocation T_cexec depends only on the
 //! orders, so the orders are the state; with `IterationLoad` the state is the orders and the
 //! part's T_it (equal within `verify::EPS`). The same state twice in a row is the answer; an
-//! earlier state coming back is an oscillation, reported as an unstable schedule.
+//! earlier state coming back is an oscillation, reported as an unstable schedule. (Work
+//! saved, results unchanged: a node's order still sorted is not sorted again, and with the
+//! literal allocation a node whose order did not change keeps its allocation.)
 //!
 //! The first round (orders from the synchronisation-only T_it, "T_it_sync", on every node at
 //! once; eq 8 on configuration-1 nodes) is kept in `ModulePerf::first`: a sound mapping's final
@@ -184,8 +186,13 @@ fn node_order(s: &NodeSlot, tio: &[f64], out: &mut Vec<usize>) {
     out.clear();
     out.extend_from_slice(&s.modules);
     if !s.fixed {
-        out.sort_by(|&a, &b| tio[b].total_cmp(&tio[a]).then(a.cmp(&b)));
+        out.sort_by(|&a, &b| by_tio(tio, a, b));
     }
+}
+
+/// Decreasing T_I/O, ties by module index.
+fn by_tio(tio: &[f64], a: usize, b: usize) -> std::cmp::Ordering {
+    tio[b].total_cmp(&tio[a]).then(a.cmp(&b))
 }
 
 /// eq 6 for predecessors (no synchronous input, no lockstep peer), eq 7 otherwise (a lockstep
@@ -262,7 +269,18 @@ fn run_part(ctx: &Ctx, part: &Part, st: &mut State) -> PartEnd {
         }
         let mut flat = Vec::with_capacity(members.len());
         for &k in &part.slots {
-            node_order(&ctx.slots[k], st.tio, &mut order);
+            // The last round's order of the node when it is still in order (the order is
+            // total, so it is the one sorting gives): most nodes keep theirs.
+            let s = &ctx.slots[k];
+            let at = flat.len();
+            if let Some(l) = history.last().filter(|_| !s.fixed) {
+                let was = &l.0[at..at + s.modules.len()];
+                if was.is_sorted_by(|&a, &b| by_tio(st.tio, a, b).is_le()) {
+                    flat.extend_from_slice(was);
+                    continue;
+                }
+            }
+            node_order(s, st.tio, &mut order);
             flat.extend_from_slice(&order);
         }
         // Literal: the orders are the state. Iteration-load: converged when the orders repeat
@@ -318,10 +336,18 @@ fn run_part(ctx: &Ctx, part: &Part, st: &mut State) -> PartEnd {
             }
         } else {
             let tit_for_loads: &[f64] = if iteration_load { st.est } else { st.tit };
+            // Literal: a node's allocation depends on its order alone, so a node whose order is
+            // the last round's keeps that round's allocation, already in place (a large part's
+            // rounds mostly reorder a few nodes).
+            let last = if iteration_load { None } else { history.last().map(|h| &h.0) };
             let mut pos = 0;
             for &k in &part.slots {
                 let s = &ctx.slots[k];
                 let o = &state.0[pos..pos + s.modules.len()];
+                if last.is_some_and(|l| l[pos..pos + s.modules.len()] == *o) {
+                    pos += s.modules.len();
+                    continue;
+                }
                 allocate(
                     o,
                     s.cpus,
@@ -473,6 +499,8 @@ fn scc_topo(nv: usize, edges: &[(usize, usize)]) -> Vec<Vec<usize>> {
 struct Scratch {
     contrib: Vec<(usize, usize, f64)>,
     cpuld: Vec<f64>,
+    /// The current module's thread's own load per CPU (its entries in `contrib`).
+    own: Vec<f64>,
 }
 
 /// The published allocation algorithm on one node, with threads for synchronous cycles.
@@ -490,30 +518,40 @@ fn allocate(
 ) {
     // Thread of a module: its cycle, or itself.
     let thread = |m: usize| -> usize { sg.cycle_of[m].map(|c| usize::MAX - c).unwrap_or(m) };
-    // One entry per (cpu, thread) pair, few in all, so one flat list.
-    let Scratch { contrib, cpuld } = scratch;
+    // One entry per (cpu, cycle's thread) pair, few in all, so one flat list.
+    let Scratch { contrib, cpuld, own } = scratch;
     contrib.clear();
     cpuld.clear();
     cpuld.resize(cpus, 0.0);
+    own.clear();
+    own.resize(cpus, 0.0);
     for &m in order {
         let t = thread(m);
-        let own = |cpu: usize, contrib: &[(usize, usize, f64)]| {
-            contrib.iter().find(|x| x.0 == cpu && x.1 == t).map(|x| x.2).unwrap_or(0.0)
-        };
-        let seen = |cpu: usize, contrib: &[(usize, usize, f64)], cpuld: &[f64]| cpuld[cpu] - own(cpu, contrib);
+        // The thread's own load per CPU: one pass over `contrib` (at most one entry per CPU
+        // and thread), not one per CPU (the walks' checks spent about a quarter of their time
+        // in that search on 24-CPU nodes). `contrib` holds cycles' threads only: a module
+        // alone in its thread has no load of its own before it, and none after it reads it.
+        let cycle = sg.cycle_of[m].is_some();
+        if cycle {
+            own.fill(0.0);
+            for x in contrib.iter().filter(|x| x.1 == t) {
+                own[x.0] = x.2;
+            }
+        }
+        let seen = |cpu: usize| if cycle { cpuld[cpu] - own[cpu] } else { cpuld[cpu] };
         let p = match pinned[m] {
             Some(c) => c as usize,
             None => {
                 let mut p = 0;
                 for c in 1..cpus {
-                    if seen(c, contrib, cpuld) < seen(p, contrib, cpuld) {
+                    if seen(c) < seen(p) {
                         p = c;
                     }
                 }
                 p
             }
         };
-        let free = (1.0 - seen(p, contrib, cpuld)).max(0.0);
+        let free = (1.0 - seen(p)).max(0.0);
         let ld = modules[m].ld;
         let ldc = free * ld;
         // (T_exec itself when the module gets all it asks for, so that T_it_sync comes back exactly.)
@@ -524,7 +562,7 @@ fn allocate(
         } else {
             f64::INFINITY
         };
-        let old = own(p, contrib);
+        let old = if cycle { own[p] } else { 0.0 };
         // The thread's load on p after m: literal, the largest share of its members; over an
         // iteration, the sum of their loads LD_c x T_cexec / T_it (T_it >= T_cexec by eq 4).
         let load = match mode {
@@ -534,9 +572,11 @@ fn allocate(
         };
         if load > old {
             cpuld[p] += load - old;
-            match contrib.iter_mut().find(|x| x.0 == p && x.1 == t) {
-                Some(x) => x.2 = load,
-                None => contrib.push((p, t, load)),
+            if cycle {
+                match contrib.iter_mut().find(|x| x.0 == p && x.1 == t) {
+                    Some(x) => x.2 = load,
+                    None => contrib.push((p, t, load)),
+                }
             }
         }
         modules[m].cpu = p as u32;
