@@ -249,13 +249,16 @@ const SQUEEZE_ROUNDS: usize = 8;
 /// Those rounds in a row without a better mapping that end them when the search by shape
 /// follows.
 const SQUEEZE_STALE: usize = 2;
-/// Without a CSP to follow, a squeeze round ends after this many failed attempts in a row
-/// (`walk::squeeze`), and the next round starts, from another construction or from the best
-/// with another seed. Logged at hard 1000/256 s1 (60 s): the first round went from 248 nodes
-/// to 187 in 87 attempts and 14 s (at most 4 attempts between two removals), then spent the
-/// other 46 s on about 15 attempts of 2-3 s each without one; the rounds after it were never
-/// reached. Counting every attempt without a node fewer (trades too) ended hard 3000/1024
-/// s1's first round at 774 nodes after 23 s, where it goes on to 750.
+/// Without a CSP to follow, or with the search by shape to follow, a squeeze round ends
+/// after this many failed attempts in a row (`walk::squeeze`), and the next round starts, from
+/// another construction or from the best with another seed (unseen realistic 300/64 s701: the
+/// round from the best reached 30 nodes in 2 s, then failed for 7.5 s, and the sixth ended
+/// before the rounds from the constructions, which reach 29 and 28). Logged at hard 1000/256
+/// s1 (60 s): the first round went from 248 nodes to 187 in 87 attempts and 14 s (at most 4
+/// attempts between two removals), then spent the other 46 s on about 15 attempts of 2-3 s
+/// each without one; the rounds after it were never reached. Counting every attempt without
+/// a node fewer (trades too) ended hard 3000/1024 s1's first round at 774 nodes after 23 s,
+/// where it goes on to 750.
 const SQUEEZE_PATIENCE: usize = 10;
 /// The brief search by shape before the squeeze, at most.
 const EARLY_SHAPES: Duration = Duration::from_secs(3);
@@ -795,7 +798,20 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
                     left
                 }
             });
-            let mut stop = || term.should_stop() || slice_end.is_some_and(|e| Instant::now() >= e);
+            // With shapes to follow and several starts, the rounds run past the sixth until
+            // every start has had one, within a third of the time left: with a patience, a
+            // round is a few seconds, and the improvements come from the other starts (unseen
+            // realistic 300/64 s701: the rounds from the best, then from the constructions,
+            // gave 30, 30, 29, 28 nodes, and the sixth ended in the fourth).
+            let first_pass = deadline.filter(|_| shaping).map(|d| t + d.saturating_duration_since(t) / 3);
+            let every_start = std::cell::Cell::new(true);
+            let mut stop = || {
+                let end = match first_pass {
+                    Some(f) if !every_start.get() => Some(f),
+                    _ => slice_end,
+                };
+                term.should_stop() || end.is_some_and(|e| Instant::now() >= e)
+            };
             // Starts: the best mapping, then every sound construction (a spread-out start
             // was measured to squeeze further than the packed one: 12 -> 8 nodes where the
             // packed 9 stayed 9, realistic 50/16), then the best again with other seeds.
@@ -855,6 +871,7 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             }
             let mut stale = 0usize;
             for round in 0..starts.len() + SQUEEZE_ROUNDS {
+                every_start.set(round >= starts.len() || starts.len() < 2);
                 if stop() || best.as_ref().is_some_and(|b| b.2 <= static_bound) {
                     break;
                 }
@@ -874,9 +891,10 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
                 let from = walk::stack(cx, from, &mut stop);
                 let (told, rejected) = (best.as_ref().map(|b| b.2), stats.rejected);
                 let mut better = |k: i64| tell(opts, start, Some(told.map_or(k, |b| b.min(k))), static_bound, rejected);
-                // Without a CSP the squeeze is the whole search: a round that stalls ends, and
-                // the next starts from another construction (or the best with another seed).
-                let patience = (!csp_fits).then_some(SQUEEZE_PATIENCE);
+                // Without a CSP the squeeze is the whole search, and with shapes to follow it has
+                // a sixth of the time: either way a round that stalls ends, and the next starts
+                // from another construction (or the best with another seed).
+                let patience = (!csp_fits || shaping).then_some(SQUEEZE_PATIENCE);
                 let (m, r) = walk::squeeze(cx, from, static_bound, seed, patience, &mut stop, &mut better);
                 let k = nodes_used(&m);
                 if best.as_ref().is_none_or(|b| k < b.2) {
