@@ -8,9 +8,9 @@
 //! the CSP), which is far smaller than the question over the whole cluster: a mapping found
 //! there has at most j nodes, and when every shape with j nodes is refuted, none exists.
 //!
-//! Shapes are tried in rounds whose time per shape triples (0.25 s first): shapes the
-//! counting or the class relaxation's LP refute drop out in milliseconds, and the rest share
-//! the time. In round 1 the relaxations are split on the
+//! Shapes are tried in rounds whose time per shape triples (0.25 s first; the feasibility
+//! pipeline in a shape's first stage at most `FIRST_PIPELINE`): shapes the counting or the
+//! class relaxation's LP refute drop out in milliseconds, and the rest share the time. In round 1 the relaxations are split on the
 //! pace roots' processor types (`bound::split_bound`, at most `SPLIT_SLICE` a shape, of which
 //! its pass 2 at most `PASS2_SLICE`, `prove_on` going on with it in later stages): unseen
 //! realistic 100/32 s14's 13-node shapes, 2 of which stood against the unsplit LPs for 60 s,
@@ -54,6 +54,12 @@ const MAX_LISTED: usize = MAX_SHAPES * 8;
 /// The time one shape gets in the first round, and at most in any round.
 const FIRST_SLICE: Duration = Duration::from_millis(250);
 const MAX_SLICE: Duration = Duration::from_secs(20);
+/// The feasibility pipeline's time on a shape in its first stage (`on_nodes`), at most: what
+/// it finds there it finds at once (greedy or a short walk: 0.03-0.06 s), and it refuted no
+/// shape the LP left (traces of 18 unseen realistic 50/16 and 100/32 instances: 279 shapes
+/// given 0.25 s each, 3 found within 0.07 s, none refuted); the split in stage 1 decides them. Unseen 100/32 s623 spent 31.5 s
+/// of its 60 on 105 shapes' first stage, 50/16 s828 4.8 of 8.3 s, and found in stage 1.
+const FIRST_PIPELINE: Duration = Duration::from_millis(100);
 /// The class relaxation's LP per shape, at most.
 const LP_SLICE: Duration = Duration::from_secs(1);
 /// The split on pace roots' processor types (`split_refuted`), per shape at most.
@@ -497,7 +503,7 @@ pub(super) fn search(
             // three 13-node shapes of realistic 100/32 s1 left after counting and the LP:
             // undecided after 120 s each), while the walk finds mappings.
             let answer = if stage == 0 {
-                on_nodes(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, budget, seed)
+                on_nodes(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, budget.min(FIRST_PIPELINE), seed)
             } else if !p.cases.is_empty()
                 && if packings.is_empty() { stage.is_multiple_of(2) } else { p.packed_stages % 4 == 3 }
             {
