@@ -503,18 +503,31 @@ pub(super) fn search(
             // three 13-node shapes of realistic 100/32 s1 left after counting and the LP:
             // undecided after 120 s each), while the walk finds mappings.
             let answer = if stage == 0 {
-                on_nodes(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, budget.min(FIRST_PIPELINE), seed)
+                on_nodes(
+                    &Question { app, cluster, sub: &sub, nodes: &p.nodes, opts },
+                    budget.min(FIRST_PIPELINE),
+                    seed,
+                    false,
+                )
             } else if !p.cases.is_empty()
-                && if packings.is_empty() { stage.is_multiple_of(2) } else { p.packed_stages % 4 == 3 }
+                && if packings.is_empty() { stage.is_multiple_of(2) } else { p.packed_stages % 4 == 2 }
             {
                 // The feasibility pipeline on one open case of the split (its roots on one
                 // type each), the cases in turn: realistic 100/32 s1's 13 nodes were found so,
-                // never in 600 s without (see `split_cases`).
+                // never in 600 s without (see `split_cases`). Once a case has a packing, the
+                // third stage with one (stage 3 when the split packed: after two walks from
+                // it), and the CSP alone with all of the budget (walks come in the other
+                // stages). Traces of the 23 slowest of 194 unseen realistic 50/16 and 100/32
+                // instances: walks from a packing found 12 mappings, all in the first two
+                // stages with one (within 0.28 s), the 8 later walks (3-6.75 s) none; the CSP
+                // on s844's last 7-node shape's case refuted it in 1.8-2.3 s, which in the
+                // fourth stage came after 12.5 s of walks (s844 19.0 -> 12.8 s). The CSP alone,
+                // not the whole pipeline (its walks, CSP slices restarted, LNS): 20.6 -> 19.4 s.
                 let ix = (stage as usize / 2).saturating_sub(1) % p.cases.len();
                 let mut variant = app.clone();
                 crate::csp::bound::apply_case(&mut variant, &p.cases[ix]);
                 let q = Question { app: &variant, cluster, sub: &sub, nodes: &p.nodes, opts };
-                match on_nodes(&q, budget, seed) {
+                match on_nodes(&q, budget, seed, !packings.is_empty()) {
                     // Sound there is sound here (the same costs where the roots are): checked.
                     Some(Ok((m, _))) => {
                         let rep = verify::check(app, cluster, &m, &opts.perf);
@@ -545,7 +558,7 @@ pub(super) fn search(
                 // allocation's simulation (`bound::pack`): networks and requirements are
                 // left to the walk. Once a case has one, three stages in four (two while a kept
                 // case has none: the packing search above takes one), the packings in turn
-                // (the fourth: the pipeline above), counted from the first stage with a
+                // (the third: the CSP above), counted from the first stage with a
                 // packing: unseen realistic 100/32 s82 and s83 found their 14-node mappings by
                 // walks from a packing in round 5 (at 180-230 s), when one stage in four
                 // walked from one; s112's one case was packed by `prove_on` in stage 3, whose
@@ -600,7 +613,7 @@ pub(super) fn search(
                 // 2-node shape that its stage-0 CSP refutes in milliseconds stayed open for
                 // 59 s when a loaded machine cut that CSP short, walks alone in its later
                 // stages (and without a time limit, for ever).
-                on_nodes(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, budget, seed)
+                on_nodes(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, budget, seed, false)
             } else {
                 walk_on(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, None, budget, seed, stop)
             };
@@ -1420,9 +1433,12 @@ fn split_cases(
 
 /// Feasibility on `sub` (the cluster of only `nodes`): Some(Ok) with a mapping sound on the
 /// whole cluster, Some(Err) when none exists there, None when undecided within `budget`.
-fn on_nodes(q: &Question, budget: Duration, seed: u64) -> Option<Result<(Mapping, Report), ()>> {
+/// With `csp_only`, no constructions, walks or LNS: the CSP has all of `budget`.
+fn on_nodes(q: &Question, budget: Duration, seed: u64, csp_only: bool) -> Option<Result<(Mapping, Report), ()>> {
     let Question { app, cluster, sub, nodes, opts } = *q;
     let sub_opts = SolveOptions {
+        warm_start: opts.warm_start && !csp_only,
+        lns: opts.lns && !csp_only,
         time_limit: Some(budget),
         minimize: None,
         progress: None,
