@@ -429,7 +429,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: cases(40), .. ProptestConfig::default() })]
 
     /// The same equality with the iteration-load allocation, on instances that may hold an MPI
-    /// group, plain or in lockstep (both allocations), and --minimize with iteration-load.
+    /// group, plain or in lockstep (both allocations), and --minimize with both (a lockstep
+    /// member's load counts in the `loads` rows and the class bound: `Analysis::load_lo`).
     #[test]
     fn csp_plus_verifier_equals_brute_force_with_iteration_load_and_lockstep(t in tiny_with(true)) {
         let app = parse::application_from_str(&t.app, "app.toml", &[]);
@@ -449,7 +450,7 @@ proptest! {
                 let got: BTreeSet<_> = found.iter().map(mapping_key).collect();
                 prop_assert_eq!(&got, &want, "{:?}\n{}\n{}", allocation, t.app, t.cluster);
             }
-            if allocation == perf::Allocation::IterationLoad {
+            {
                 let min = want.iter().map(|(nodes, _)| nodes.iter().collect::<BTreeSet<_>>().len() as i64).min();
                 let mut o = exact_opts(true);
                 o.perf = popts.clone();
