@@ -1062,6 +1062,22 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(150), .. ProptestConfig::default() })]
+
+    /// The same on instances that may hold an MPI group, plain or in lockstep (`tiny_with`):
+    /// the pattern tools take a lockstep group's members as items (`patterns::setup`), and
+    /// every sound mapping must pass the packing's conditions (`packing_holds`) and stay
+    /// within every bound.
+    #[test]
+    fn bounds_keep_every_sound_mapping_with_lockstep_groups(t in tiny_with(true)) {
+        // An application the strategy makes invalid is skipped, as the tests above skip it.
+        if let Ok(app) = parse::application_from_str(&t.app, "app.toml", &[]) {
+            keeps_every_sound_mapping(&t, &app)?;
+        }
+    }
+}
+
 /// The body of `presolve_and_bounds_keep_every_sound_mapping`.
 fn keeps_every_sound_mapping(t: &Tiny, app: &Application) -> Result<(), TestCaseError> {
     let app = app.clone();

@@ -182,6 +182,19 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
                     // (`cycle_rules`): alone in its thread on its node, it is allocated as
                     // any module; it paces itself (u from its cycle's T_it, or 1: an idle
                     // CPU, where every slowdown slows the cycle).
+                    // A lockstep group's member in no synchronous cycle: a thread of its
+                    // own, allocated as any module, its key eq 7's with the group's T_it as
+                    // the wait (perf/alloc.rs, `io_time`: a range, between `tit_lo` and
+                    // `tit_hi`); in a sound mapping its T_cexec fits in the group's T_it, at
+                    // most `tit_hi`, so it keeps up with that (u). Left out until the
+                    // forty-sixth session: `benches/alt-gen` instances with lockstep groups
+                    // packed onto 5 nodes where 10 were found and no shape was refuted.
+                    None if an.sync_lo.cycle_of[mi].is_none() && an.sync_lo.lock_of[mi].is_some() => {
+                        let (lo, hi) = an.key7(app, cluster, mi, n);
+                        let (tl, th) = (an.tit_lo[mi], an.tit_hi[mi]);
+                        let u = if th > 0.0 && th.is_finite() { (texec / th).min(1.0) } else { 0.0 };
+                        (lo.max(tl - texec * ld), hi.max(th - texec * ld), false, u)
+                    }
                     None => match an.sync_lo.cycle_of[mi].and_then(|c| cycles[c]) {
                         // Members that may share a node form one thread there, which adds
                         // the largest of their loads, not each: taken as loading nothing and
