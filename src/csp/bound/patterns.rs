@@ -24,7 +24,10 @@
 //! Synchronous cycles: their members are items when no two may share a node (else they take
 //! no load: one thread, `CycleRule`), and a key that only lies in a range (a pace a cycle or
 //! several predecessors set) gives every eq-7 order the ranges allow (`eq7_orders`); a
-//! class they cannot take is left out of the classes (`setup`), a relaxation.
+//! class they cannot take is left out of the classes (`setup`), a relaxation. A lockstep
+//! group's members (in no cycle) are items, each a thread of its own whose key has the
+//! group's T_it as the wait and which keeps up with the group's T_it at most; a cycle that
+//! holds lockstep members is left out.
 //!
 //! Why a set's own allocation is enough: removing a module from a node never raises any CPU's
 //! load at any later step (the sorted loads after each step are monotone in the sorted loads
@@ -178,10 +181,6 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
             for &mi in &class.members {
                 let (texec, ld) = an.costs(app, cluster, mi, n);
                 let (key7, key_hi, pred, u) = match an.stack_params(app, cluster, mi, n) {
-                    // A member of a synchronous cycle whose members never share a node
-                    // (`cycle_rules`): alone in its thread on its node, it is allocated as
-                    // any module; it paces itself (u from its cycle's T_it, or 1: an idle
-                    // CPU, where every slowdown slows the cycle).
                     // A lockstep group's member in no synchronous cycle: a thread of its
                     // own, allocated as any module, its key eq 7's with the group's T_it as
                     // the wait (perf/alloc.rs, `io_time`: a range, between `tit_lo` and
@@ -195,6 +194,10 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
                         let u = if th > 0.0 && th.is_finite() { (texec / th).min(1.0) } else { 0.0 };
                         (lo.max(tl - texec * ld), hi.max(th - texec * ld), false, u)
                     }
+                    // A member of a synchronous cycle whose members never share a node
+                    // (`cycle_rules`): alone in its thread on its node, it is allocated as
+                    // any module; it paces itself (u from its cycle's T_it, or 1: an idle
+                    // CPU, where every slowdown slows the cycle).
                     None => match an.sync_lo.cycle_of[mi].and_then(|c| cycles[c]) {
                         // Members that may share a node form one thread there, which adds
                         // the largest of their loads, not each: taken as loading nothing and
