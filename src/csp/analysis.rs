@@ -40,6 +40,10 @@ pub struct Analysis {
     /// Bounds on T_it_sync per module, seconds.
     pub tit_lo: Vec<f64>,
     pub tit_hi: Vec<f64>,
+    /// Per module, what the requirements allow its T_it in a sound mapping (`csp::presolve`:
+    /// a minimum frequency, a path latency, spread to the synchronous ancestors), with the
+    /// presolve's tolerance; infinite where none applies. `tit_hi` never exceeds it.
+    pub(crate) tit_cap: Vec<f64>,
     /// Bounds on each edge's message rate, per second.
     pub rate_lo: Vec<f64>,
     pub rate_hi: Vec<f64>,
@@ -343,6 +347,7 @@ impl Analysis {
             allocation: perf::Allocation::Literal,
             tit_lo: Vec::new(),
             tit_hi: Vec::new(),
+            tit_cap: Vec::new(),
             rate_lo: Vec::new(),
             rate_hi: Vec::new(),
             problems,
@@ -411,6 +416,11 @@ impl Analysis {
         };
         self.rate_lo = perf::edge_rates(app, &perf::object_frequencies(app, hz(&self.tit_hi)));
         self.rate_hi = perf::edge_rates(app, &perf::object_frequencies(app, hz(&self.tit_lo)));
+        // The requirements' caps come after the rates: `rate_pace` reproduces `rate_lo` from
+        // the processor speeds alone, which know nothing of them.
+        for (t, &c) in self.tit_hi.iter_mut().zip(&self.tit_cap) {
+            *t = t.min(c);
+        }
     }
 
     /// The pace behind the messages object `o` sends, as a function of processor speeds (the

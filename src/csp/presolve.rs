@@ -100,6 +100,13 @@ pub(crate) fn run(app: &Application, cluster: &Cluster, an: &mut Analysis) {
         }
         // 2–3. Requirements: bounds on T_it, spread to synchronous ancestors.
         let (bound, origin) = requirement_bounds(app, cluster, an);
+        // In a sound mapping T_it_sync(m) <= bound[m] (up to the verifier's tolerance, well
+        // within this one): `tit_hi` takes it from here on (`Analysis::refresh_bounds`), so
+        // the keys, loads and keep-up arguments built on it see the requirement too.
+        an.tit_cap = bound.iter().map(|&b| if b.is_finite() { b * (1.0 + TOL) + 1e-12 } else { b }).collect();
+        for (t, &c) in an.tit_hi.iter_mut().zip(&an.tit_cap) {
+            *t = t.min(c);
+        }
         let sync = an.sync_lo.clone();
         // Per (module, cycle predecessor): the least its input's transfers take (this round).
         let mut transfers: BTreeMap<(usize, usize), f64> = BTreeMap::new();

@@ -1100,6 +1100,25 @@ fn keeps_every_sound_mapping(t: &Tiny, app: &Application) -> Result<(), TestCase
             prop_assert!(an.domain[i].contains(&NodeId(n)), "object {} lost node n{}\n{}\n{}", i, n, t.app, t.cluster);
         }
     }
+    // Every sound mapping's T_it_sync lies within the bounds, `tit_hi` capped by the
+    // requirements (`Analysis::tit_cap`): the keys, loads and keep-up arguments rest on it.
+    for key in &want {
+        let r = verify::check(&app, &cluster, &mapping_of_key(&app, key), &perf::Options::default());
+        for mp in &r.prediction.as_ref().unwrap().modules {
+            let mi = an.module_of[mp.object.index()].unwrap();
+            prop_assert!(
+                mp.tit_sync <= an.tit_hi[mi] * (1.0 + 1e-9) && mp.tit_sync >= an.tit_lo[mi] * (1.0 - 1e-9),
+                "module {} T_it_sync {} outside [{}, {}] in a sound mapping {:?}\n{}\n{}",
+                mi,
+                mp.tit_sync,
+                an.tit_lo[mi],
+                an.tit_hi[mi],
+                key,
+                t.app,
+                t.cluster
+            );
+        }
+    }
     let split = split_group(&app, &cluster, &want);
     prop_assert!(split.is_none(), "{:?}\n{}\n{}", split, t.app, t.cluster);
     if let Some(min) = want.iter().map(|(nodes, _)| nodes.iter().collect::<BTreeSet<_>>().len() as i64).min() {
