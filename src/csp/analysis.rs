@@ -22,8 +22,9 @@ pub struct Analysis {
     /// Synchronous inputs of each module.
     pub inputs: Arc<Vec<Vec<StaticInput>>>,
     /// Module index -> synchronous cycle id. Members of lockstep MPI groups count as members of
-    /// a cycle here (ids after the cycles'): none of the first-round arguments below is made
-    /// for them, which keeps every family a relaxation.
+    /// a cycle here (ids after the cycles'): no argument about a cycle's members is made for
+    /// them; a member in no synchronous cycle (`lock_only`) gets the first-round arguments of
+    /// any module outside cycles (`key7`, `keep_pace`, `solo`, `stack_params`).
     pub cycle_of: Vec<Option<usize>>,
     /// Per module: W_C, the common wait eq 8 assumes for its synchronous component C, when the
     /// module may share a configuration-1 node with another module of C (it is no predecessor
@@ -518,7 +519,7 @@ impl Analysis {
     /// still means "a before b in every mapping".
     pub fn key(&self, app: &Application, cluster: &Cluster, mi: usize, n: NodeId) -> (f64, f64) {
         let (lo, hi) = self.key7(app, cluster, mi, n);
-        if self.inputs[mi].is_empty() {
+        if self.sync_lo.is_predecessor(mi) {
             return (lo, hi);
         }
         let (texec, ld) = self.costs(app, cluster, mi, n);
@@ -528,15 +529,46 @@ impl Analysis {
         }
     }
 
-    /// Bounds on the eq-6/7 key of module `mi` on node `n` (see `key`).
+    /// Bounds on the eq-6/7 key of module `mi` on node `n` (see `key`). A lockstep group's
+    /// member waits for its peers too: its wait is at least the group's T_it (perf/alloc.rs,
+    /// `io_time`), between `tit_lo` and `tit_hi`; it is never a predecessor (eq 6), inputs
+    /// or not.
     pub fn key7(&self, app: &Application, cluster: &Cluster, mi: usize, n: NodeId) -> (f64, f64) {
         let (texec, ld) = self.costs(app, cluster, mi, n);
-        if self.inputs[mi].is_empty() {
+        if self.sync_lo.is_predecessor(mi) {
             let k = texec * (1.0 - ld);
             return (k, k);
         }
-        let wait = |tit: &[f64]| self.inputs[mi].iter().map(|x| x.ratio * tit[x.source]).fold(texec, f64::max);
+        let locked = self.sync_lo.lock_of[mi].is_some();
+        let wait = |tit: &[f64]| {
+            let w = self.inputs[mi].iter().map(|x| x.ratio * tit[x.source]).fold(texec, f64::max);
+            if locked {
+                w.max(tit[mi])
+            } else {
+                w
+            }
+        };
         (wait(&self.tit_lo) - texec * ld, wait(&self.tit_hi) - texec * ld)
+    }
+
+    /// Whether module `mi` is a lockstep group's member in no synchronous cycle: a thread of
+    /// its own in the allocation, as any module outside cycles, whose pace is its group's
+    /// (`keep_pace`). `cycle_of` holds it (the arguments about cycles' single thread are not
+    /// made for it), but the first-round arguments are.
+    pub fn lock_only(&self, mi: usize) -> bool {
+        self.sync_lo.cycle_of[mi].is_none() && self.sync_lo.lock_of[mi].is_some()
+    }
+
+    /// The pace module `mi` keeps up with in a sound mapping, at its slowest (first
+    /// allocation round: T_cexec <= this): its fastest synchronous input's k x T_it, at most
+    /// k x `tit_hi` of that input; for a lockstep group's member in no synchronous cycle, its
+    /// group's T_it, at most `tit_hi` (a member whose T_cexec plus the exchange exceeds the
+    /// group's T_it_sync slows the group: a `cpu-overload`). Infinite for a predecessor.
+    pub fn keep_pace(&self, mi: usize) -> f64 {
+        if self.lock_only(mi) {
+            return self.tit_hi[mi];
+        }
+        self.inputs[mi].iter().map(|x| x.ratio * self.tit_hi[x.source]).fold(f64::INFINITY, f64::min)
     }
 
     /// A lower bound on the module's load over an iteration on node `n` (LD x T_exec / T_it_sync).
@@ -589,17 +621,17 @@ impl Analysis {
     /// With the iteration-load allocation a CPU carries only its threads' loads over an
     /// iteration, which can be far below their LD: only self-paced modules are solo then.
     pub fn solo(&self, app: &Application, cluster: &Cluster, mi: usize, n: NodeId, ld_min: f64) -> bool {
-        if self.cycle_of[mi].is_some() {
+        if self.cycle_of[mi].is_some() && !self.lock_only(mi) {
             return false;
         }
-        if self.inputs[mi].is_empty() {
+        if self.sync_lo.is_predecessor(mi) {
             return true;
         }
         if self.allocation != perf::Allocation::Literal {
             return false;
         }
         let (texec, _) = self.costs(app, cluster, mi, n);
-        let pace = self.inputs[mi].iter().map(|x| x.ratio * self.tit_hi[x.source]).fold(f64::INFINITY, f64::min);
+        let pace = self.keep_pace(mi);
         pace.is_finite() && pace > 0.0 && texec / pace > 1.0 - ld_min + 1e-9
     }
 
@@ -643,15 +675,14 @@ impl Analysis {
         let (mut solo, mut spare, mut rest) = (0usize, 0.0f64, 0.0f64);
         for (mi, &o) in self.modules.iter().enumerate() {
             let d = &self.domain[o.index()];
-            if d.is_empty() || self.cycle_of[mi].is_some() {
+            if d.is_empty() || (self.cycle_of[mi].is_some() && !self.lock_only(mi)) {
                 continue;
             }
             if d.iter().all(|&n| self.solo(app, cluster, mi, n, ld_min[n.ix()])) {
                 solo += 1;
                 spare += d.iter().map(|&n| 1.0 - self.costs(app, cluster, mi, n).1).fold(0.0, f64::max);
             } else {
-                let pace =
-                    self.inputs[mi].iter().map(|x| x.ratio * self.tit_hi[x.source]).fold(f64::INFINITY, f64::min);
+                let pace = self.keep_pace(mi);
                 rest += d
                     .iter()
                     .map(|&n| {
@@ -678,8 +709,9 @@ impl Analysis {
     }
 
     /// Stacking parameters of module `mi` on node `n`'s processor type: its LD there and a lower
-    /// bound on u = T_exec / (fastest input pace) (1 for a self-paced module); None for members
-    /// of synchronous cycles. In the first allocation round a module B that follows a module A
+    /// bound on u = T_exec / (fastest input pace) (1 for a self-paced module; for a lockstep
+    /// group's member, T_exec / its group's T_it, `keep_pace`); None for members of
+    /// synchronous cycles. In the first allocation round a module B that follows a module A
     /// on the same CPU sees CPULD >= LD_A (the CPU's load never falls below what A added,
     /// c + (1 - c) x LD_A >= LD_A), so it keeps its pace only if u_B <= 1 - LD_A
     /// (`may_follow`): a self-paced module must be first on its CPU, and two heavy modules
@@ -687,14 +719,14 @@ impl Analysis {
     /// T_I/O, eq 6–7), which needs A's largest key to reach B's smallest. Not valid when CPUs
     /// are pinned by hand (callers check), nor with the iteration-load allocation (None).
     pub fn stack_params(&self, app: &Application, cluster: &Cluster, mi: usize, n: NodeId) -> Option<Stack> {
-        if self.cycle_of[mi].is_some() || !self.literal() {
+        if (self.cycle_of[mi].is_some() && !self.lock_only(mi)) || !self.literal() {
             return None;
         }
         let (texec, ld) = self.costs(app, cluster, mi, n);
         let (key_lo, key_hi) = self.key(app, cluster, mi, n);
         let (key7_lo, key7_hi) = self.key7(app, cluster, mi, n);
         let key8 = self.eq8_wait[mi].map_or(f64::INFINITY, |w| w - texec * ld);
-        let (pred, comp) = (self.inputs[mi].is_empty(), self.sync_lo.component[mi]);
+        let (pred, comp) = (self.sync_lo.is_predecessor(mi), self.sync_lo.component[mi]);
         let (mut paces, mut npaces, mut wait_ratio) = ([0.0; MAX_PACES], 0, 1.0);
         if let Some((r, c, f)) = self.pace_root[mi] {
             // The root's T_exec on each processor type of its domain.
@@ -731,10 +763,10 @@ impl Analysis {
             npaces,
             wait_ratio,
         };
-        if self.inputs[mi].is_empty() {
+        if pred {
             return Some(stack);
         }
-        let pace = self.inputs[mi].iter().map(|x| x.ratio * self.tit_hi[x.source]).fold(f64::INFINITY, f64::min);
+        let pace = self.keep_pace(mi);
         let u = if pace.is_finite() && pace > 0.0 { (texec / pace).min(1.0) } else { 0.0 };
         Some(Stack { u, ..stack })
     }

@@ -338,10 +338,7 @@ fn counting_refutation(
         .enumerate()
         .map(|(mi, &o)| {
             let d = &an.domain[o.index()];
-            let solo = !pinned_cpu
-                && an.cycle_of[mi].is_none()
-                && !d.is_empty()
-                && d.iter().all(|&n| an.solo(app, cluster, mi, n, ld_min[n.ix()]));
+            let solo = !pinned_cpu && !d.is_empty() && d.iter().all(|&n| an.solo(app, cluster, mi, n, ld_min[n.ix()]));
             let load = d.iter().map(|&n| an.load_lo(app, cluster, mi, n)).fold(f64::INFINITY, f64::min);
             (bits(d), solo, if load.is_finite() { load } else { 0.0 })
         })

@@ -26,8 +26,8 @@
 //! several predecessors set) gives every eq-7 order the ranges allow (`eq7_orders`); a
 //! class they cannot take is left out of the classes (`setup`), a relaxation. A lockstep
 //! group's members (in no cycle) are items, each a thread of its own whose key has the
-//! group's T_it as the wait and which keeps up with the group's T_it at most; a cycle that
-//! holds lockstep members is left out.
+//! group's T_it as the wait and which keeps up with the group's T_it at most
+//! (`Analysis::stack_params`, `keep_pace`); a cycle that holds lockstep members is left out.
 //!
 //! Why a set's own allocation is enough: removing a module from a node never raises any CPU's
 //! load at any later step (the sorted loads after each step are monotone in the sorted loads
@@ -181,19 +181,6 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
             for &mi in &class.members {
                 let (texec, ld) = an.costs(app, cluster, mi, n);
                 let (key7, key_hi, pred, u) = match an.stack_params(app, cluster, mi, n) {
-                    // A lockstep group's member in no synchronous cycle: a thread of its
-                    // own, allocated as any module, its key eq 7's with the group's T_it as
-                    // the wait (perf/alloc.rs, `io_time`: a range, between `tit_lo` and
-                    // `tit_hi`); in a sound mapping its T_cexec fits in the group's T_it, at
-                    // most `tit_hi`, so it keeps up with that (u). Left out until the
-                    // forty-sixth session: `benches/alt-gen` instances with lockstep groups
-                    // packed onto 5 nodes where 10 were found and no shape was refuted.
-                    None if an.sync_lo.cycle_of[mi].is_none() && an.sync_lo.lock_of[mi].is_some() => {
-                        let (lo, hi) = an.key7(app, cluster, mi, n);
-                        let (tl, th) = (an.tit_lo[mi], an.tit_hi[mi]);
-                        let u = if th > 0.0 && th.is_finite() { (texec / th).min(1.0) } else { 0.0 };
-                        (lo.max(tl - texec * ld), hi.max(th - texec * ld), false, u)
-                    }
                     // A member of a synchronous cycle whose members never share a node
                     // (`cycle_rules`): alone in its thread on its node, it is allocated as
                     // any module; it paces itself (u from its cycle's T_it, or 1: an idle
@@ -226,6 +213,11 @@ fn setup(app: &Application, cluster: &Cluster, an: &Analysis, stop: &mut impl Te
                     // A key no split on pace roots fixes stays a range: see below.
                     Some(s) if s.key7_lo != s.key7_hi && an.pace_root[mi].is_some() => return None,
                     Some(s) if s.w8_lo != s.w8_hi => return None,
+                    // Any other module outside cycles, a lockstep group's member among them (a
+                    // thread of its own, its key eq 7's with the group's T_it as the wait,
+                    // keeping up with `tit_hi`: `Analysis::key7`, `keep_pace`; left out of
+                    // the classes until the forty-sixth session, where alt-gen's instances
+                    // packed onto 5 nodes where 10 were found and no shape was refuted).
                     Some(s) => (s.key7_lo, s.key7_hi, s.pred, s.u),
                 };
                 let free = an.sync_lo.cycle_of[mi].and_then(|c| cycles[c]) == Some(CycleRule::Free);
