@@ -45,6 +45,8 @@ pub struct Analysis {
     /// a minimum frequency, a path latency, spread to the synchronous ancestors), with the
     /// presolve's tolerance; infinite where none applies. `tit_hi` never exceeds it.
     pub(crate) tit_cap: Vec<f64>,
+    /// Per module, the requirement (index into `Application::requirements`) `tit_cap` comes from.
+    pub(crate) tit_cap_by: Vec<Option<usize>>,
     /// Bounds on each edge's message rate, per second.
     pub rate_lo: Vec<f64>,
     pub rate_hi: Vec<f64>,
@@ -349,6 +351,7 @@ impl Analysis {
             tit_lo: Vec::new(),
             tit_hi: Vec::new(),
             tit_cap: Vec::new(),
+            tit_cap_by: Vec::new(),
             rate_lo: Vec::new(),
             rate_hi: Vec::new(),
             problems,

@@ -46,8 +46,10 @@ fn over(a: f64, b: f64) -> bool {
 /// Why a node was removed from an object's domain.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Cause {
-    /// The module cannot keep up with this synchronous input (module index) on that node.
-    KeepUp { input: usize, bound_s: f64 },
+    /// The module cannot keep up with this synchronous input (module index) on that node; with
+    /// `requirement`, the input's pace is the one that requirement allows it (`Analysis::
+    /// tit_cap`), slower than any its processor types give.
+    KeepUp { input: usize, bound_s: f64, requirement: Option<usize> },
     /// Requirement `requirement` (index into `Application::requirements`) bounds the module's T_it.
     Requirement { requirement: usize, bound_s: f64 },
     /// Requirement `requirement` bounds the T_it of the synchronous cycle the module is in, and
@@ -94,8 +96,13 @@ pub(crate) fn run(app: &Application, cluster: &Cluster, an: &mut Analysis) {
                 }
             }
             if let Some((b, src)) = bound {
-                let cause = Cause::KeepUp { input: src, bound_s: b };
-                removed_now += restrict(app, cluster, an, mi, |t| over(t, b), "keep-up", cause, &mut emptied);
+                // The input's pace bound is a requirement's cap (from round 2): the removal is
+                // that requirement's, labelled and explained so.
+                let requirement =
+                    an.tit_cap_by.get(src).copied().flatten().filter(|_| an.tit_cap[src] <= an.tit_hi[src]);
+                let reason = requirement.map_or_else(|| "keep-up".to_string(), |ri| requirement_name(app, ri));
+                let cause = Cause::KeepUp { input: src, bound_s: b, requirement };
+                removed_now += restrict(app, cluster, an, mi, |t| over(t, b), &reason, cause, &mut emptied);
             }
         }
         // 2–3. Requirements: bounds on T_it, spread to synchronous ancestors.
@@ -104,8 +111,15 @@ pub(crate) fn run(app: &Application, cluster: &Cluster, an: &mut Analysis) {
         // within this one): `tit_hi` takes it from here on (`Analysis::refresh_bounds`), so
         // the keys, loads and keep-up arguments built on it see the requirement too.
         an.tit_cap = bound.iter().map(|&b| if b.is_finite() { b * (1.0 + TOL) + 1e-12 } else { b }).collect();
+        an.tit_cap_by = origin.clone();
+        // A cap that lowers some `tit_hi` is a change like a removal: the keep-up pass (1.)
+        // runs again with it, although nothing else was removed this round.
+        let mut capped = false;
         for (t, &c) in an.tit_hi.iter_mut().zip(&an.tit_cap) {
-            *t = t.min(c);
+            if c < *t {
+                *t = c;
+                capped = true;
+            }
         }
         let sync = an.sync_lo.clone();
         // Per (module, cycle predecessor): the least its input's transfers take (this round).
@@ -154,7 +168,7 @@ pub(crate) fn run(app: &Application, cluster: &Cluster, an: &mut Analysis) {
             an.presolve.emptied.push((o, cause));
         }
         an.presolve.removed += removed_now;
-        if removed_now == 0 || !an.problems.is_empty() {
+        if (removed_now == 0 && !capped) || !an.problems.is_empty() {
             return;
         }
         an.refresh_bounds(app, cluster);
@@ -467,10 +481,16 @@ fn requirement_what(app: &Application, ri: usize) -> String {
 /// A sentence on why the last node of `o` was removed.
 pub fn describe(app: &Application, an: &Analysis, o: ObjectId, cause: &Cause) -> String {
     match cause {
-        Cause::KeepUp { input, bound_s } => format!(
+        Cause::KeepUp { input, bound_s, requirement: None } => format!(
             "it cannot keep up with its FIFO input {}: on every allowed node its T_exec exceeds {} (the input's slowest pace)",
             app.object(an.modules[*input]).name,
             ms(*bound_s)
+        ),
+        Cause::KeepUp { input, bound_s, requirement: Some(ri) } => format!(
+            "it cannot keep up with its FIFO input {}: on every allowed node its T_exec exceeds {} (the slowest pace {} allows the input)",
+            app.object(an.modules[*input]).name,
+            ms(*bound_s),
+            requirement_what(app, *ri)
         ),
         Cause::Requirement { requirement, bound_s } => {
             let _ = o;

@@ -381,8 +381,15 @@ fn seeds(facts: &Facts, outcome: &Outcome) -> Vec<usize> {
     for (o, cause) in &an.presolve.emptied {
         objs.insert(*o);
         match cause {
-            Cause::KeepUp { input, .. } => {
+            Cause::KeepUp { input, requirement, .. } => {
                 objs.insert(an.modules[*input]);
+                match requirement.map(|ri| &app.requirements[ri]) {
+                    Some(Requirement::MinFrequency { group, .. }) => {
+                        objs.extend(app.group(*group).objects.iter().copied())
+                    }
+                    Some(Requirement::MaxLatency { path, .. }) => objs.extend(path.iter().copied()),
+                    None => {}
+                }
             }
             Cause::Requirement { requirement, .. } => match &app.requirements[*requirement] {
                 Requirement::MinFrequency { group, .. } => objs.extend(app.group(*group).objects.iter().copied()),

@@ -869,6 +869,55 @@ fn requirement_instances_exercise_the_loop_transfer_bound() {
     assert!(removing >= 10 && refuted >= 5, "removing {removing} refuted {refuted}");
 }
 
+/// A keep-up removal owed to a requirement's cap on its input's pace is that requirement's:
+/// labelled with its name in `by_reason`, and its cause names it (so explanations seed its
+/// objects). a and b form a synchronous loop (FIFO both ways, 1 MB a message; 5 ms each on
+/// `fast`; eth 100 MB/s, so 10 ms a transfer when apart): by eq 5 its T_it is 10 ms together,
+/// at most 5 + 10 + 5 + 10 = 30 ms apart. c (only on `slow`, 28 ms) reads a: it keeps up with
+/// 30 ms. With a at 40 Hz or more (T_it <= 25 ms; the loop's own bound, 5 + 5 + 0 ms
+/// together, removes nothing), c cannot: 28 > 25 on its only node, and the presolve says so,
+/// naming the requirement.
+#[test]
+fn a_keep_up_removal_owed_to_a_requirement_is_labelled_with_it() {
+    use flowmap::csp::presolve::Cause;
+    let cluster = "[[networks]]\nname = \"eth\"\nbandwidth = \"100 MB/s\"\nlatency = \"0 ms\"\n\
+                   [[nodes]]\nnames = \"f1..f2\"\ncpus = 2\nprocessor = \"fast\"\nnetworks = [\"eth\"]\n\
+                   [[nodes]]\nnames = \"s\"\ncpus = 1\nprocessor = \"slow\"\nnetworks = [\"eth\"]\n";
+    let cluster = parse::cluster_from_str(cluster, "cluster.toml").unwrap();
+    for required in [false, true] {
+        let mut text = String::from(
+            "[[modules]]\nname = \"a\"\ntexec = { fast = \"5 ms\" }\nload = { fast = 0.5 }\n\
+             [[modules]]\nname = \"b\"\ntexec = { fast = \"5 ms\" }\nload = { fast = 0.5 }\n\
+             [[modules]]\nname = \"c\"\ntexec = { slow = \"28 ms\" }\nload = { slow = 0.5 }\n\
+             [[connections]]\nfrom = \"a\"\nto = \"b\"\nvolume = \"1 MB\"\n\
+             [[connections]]\nfrom = \"b\"\nto = \"a\"\nvolume = \"1 MB\"\n\
+             [[connections]]\nfrom = \"a\"\nto = \"c\"\nvolume = \"1 B\"\n",
+        );
+        if required {
+            text += "[[requirements]]\nname = \"a-rate\"\nmodule = \"a\"\nmin_frequency = \"40 Hz\"\n";
+        }
+        let app = parse::application_from_str(&text, "app.toml", &[]).unwrap();
+        let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+        let c = app.graph.node_indices().find(|&o| app.object(o).name == "c").unwrap();
+        let by = &an.presolve.by_reason;
+        if !required {
+            assert!(an.problems.is_empty(), "{:?}", an.problems);
+            assert_eq!(an.domain[c.index()].len(), 1, "{by:?}");
+            continue;
+        }
+        assert!(an.domain[c.index()].is_empty(), "{by:?}");
+        assert_eq!(by.get("a-rate"), Some(&1), "{by:?}");
+        assert!(!by.contains_key("keep-up"), "{by:?}");
+        let cause = an.presolve.emptied.iter().find(|(o, _)| *o == c).map(|(_, k)| k.clone());
+        assert!(matches!(cause, Some(Cause::KeepUp { requirement: Some(0), .. })), "{cause:?}");
+        assert!(
+            an.problems.iter().any(|p| p.starts_with("c has no node left") && p.contains("a-rate")),
+            "{:?}",
+            an.problems
+        );
+    }
+}
+
 /// Objects `Analysis::must_share` binds to one node that some brute-force sound mapping
 /// (`want`) puts apart, described; None when every group stays together.
 fn split_group(app: &Application, cluster: &Cluster, want: &BTreeSet<(Vec<u32>, Vec<Option<u32>>)>) -> Option<String> {
