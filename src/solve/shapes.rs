@@ -9,7 +9,8 @@
 //! there has at most j nodes, and when every shape with j nodes is refuted, none exists.
 //!
 //! Shapes are tried in rounds whose time per shape triples (0.25 s first; the feasibility
-//! pipeline in a shape's first stage at most `FIRST_PIPELINE`): shapes the counting or the
+//! pipeline in a shape's first stage at most `FIRST_PIPELINE`, for the first
+//! `FIRST_PIPELINES` shapes of a size in a round): shapes the counting or the
 //! class relaxation's LP refute drop out in milliseconds, and the rest share the time. In round 1 the relaxations are split on the
 //! pace roots' processor types (`bound::split_bound`, at most `SPLIT_SLICE` a shape, of which
 //! its pass 2 at most `PASS2_SLICE`, `prove_on` going on with it in later stages): unseen
@@ -60,6 +61,16 @@ const MAX_SLICE: Duration = Duration::from_secs(20);
 /// given 0.25 s each, 3 found within 0.07 s, none refuted); the split in stage 1 decides them. Unseen 100/32 s623 spent 31.5 s
 /// of its 60 on 105 shapes' first stage, 50/16 s828 4.8 of 8.3 s, and found in stage 1.
 const FIRST_PIPELINE: Duration = Duration::from_millis(100);
+/// Shapes of one size per round that get the feasibility pipeline in their first stage; the
+/// rest go on to the split (stage 1) after counting and the LP. Traces of the 35 slowest
+/// unseen instances (alt-gen 50/16 and 100/32, realistic 50/16 and 100/32 over 4 s): the
+/// pipeline found 14 mappings in stage 0, all on the first six shapes of their size to reach it
+/// (most CPUs first; twelve on the first or second), and nothing on the other 700-odd shapes,
+/// which cost 0.11-0.15 s each (alt 100/32 s8: 112 shapes, 20 s of its 60; s10 94, 18 s).
+/// Paired at 60 s on the 31 instances with more than eight (two at a time): the same statuses
+/// and nodes, 653 -> 637 s in all (alt 50/16 s3 18.4 -> 14.7 s, realistic 100/32 s877 10.6 ->
+/// 4.5, s623 60.0 -> 57.1, s876 25.7 -> 23.2; s874 11.2 -> 13.7, the rest within 1.5 s).
+const FIRST_PIPELINES: usize = 8;
 /// The class relaxation's LP per shape, at most.
 const LP_SLICE: Duration = Duration::from_secs(1);
 /// The split on pace roots' processor types (`split_refuted`), per shape at most.
@@ -409,6 +420,8 @@ pub(super) fn search(
         let mut next = Vec::new();
         let round_start = Instant::now();
         let shapes = pending.len();
+        // Shapes given the pipeline in stage 0 this round, per size (`FIRST_PIPELINES`).
+        let mut piped: BTreeMap<i64, usize> = BTreeMap::new();
         for mut p in pending {
             if p.size >= best_k {
                 continue;
@@ -505,6 +518,12 @@ pub(super) fn search(
             // three 13-node shapes of realistic 100/32 s1 left after counting and the LP:
             // undecided after 120 s each), while the walk finds mappings.
             let answer = if stage == 0 {
+                let n = piped.entry(p.size).or_insert(0);
+                *n += 1;
+                if *n > FIRST_PIPELINES {
+                    next.push(p);
+                    continue;
+                }
                 on_nodes(
                     &Question { app, cluster, sub: &sub, nodes: &p.nodes, opts },
                     budget.min(FIRST_PIPELINE),
