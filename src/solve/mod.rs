@@ -822,17 +822,20 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             // found 8 in 1.1 s; 7.7-8.1 -> 5.2-5.3 s.
             let gap_one = shaping && b.2 == static_bound + 1;
             for (i, st) in greedy::MIN_STRATEGIES.into_iter().enumerate().filter(|_| !gap_one) {
-                let sound = greedy::construct(cx, st)
+                let built = greedy::construct_persistent(cx, st, greedy::RETRIES);
+                let sound = built
+                    .as_ref()
+                    .ok()
                     .map(|m| {
-                        let r = verify::check(app, cluster, &m, &opts.perf);
-                        (m, r)
+                        let r = verify::check(app, cluster, m, &opts.perf);
+                        (m.clone(), r)
                     })
                     .filter(|(_, r)| r.verdict == Verdict::Sound);
                 // A construction that is not sound: the walk repairs it, briefly.
                 let sound = sound.or_else(|| {
                     let t = Instant::now();
                     let mut brief = || stop() || t.elapsed() >= STARTS_WALK;
-                    let first = greedy::construct_forced(cx, st);
+                    let first = built.unwrap_or_else(|m| m);
                     walk::repair(cx, first, opts.build.seed.wrapping_add(i as u64), walk_steps(opts), false, &mut brief)
                 });
                 if let Some((m, r)) = sound {

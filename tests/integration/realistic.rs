@@ -1191,3 +1191,99 @@ fn greedy_best_repairs_an_unsound_construction_on_fewer_nodes() {
     assert_eq!(r.verdict, Verdict::Sound);
     assert_eq!(verify::check(&app, &cluster, &got, &popts).verdict, Verdict::Sound);
 }
+
+/// Two networks: `a` reaches hub, na1, na2; `b` reaches hub, nb1, nb2 (nodes of one CPU, hub
+/// of two, one processor type).
+const BRIDGE_CLUSTER: &str = "[[networks]]\nname = \"a\"\nbandwidth = \"100 MB/s\"\nlatency = \"0 ms\"\n\
+    [[networks]]\nname = \"b\"\nbandwidth = \"100 MB/s\"\nlatency = \"0 ms\"\n\
+    [[nodes]]\nnames = \"hub\"\ncpus = 2\nprocessor = \"x\"\nnetworks = [\"a\", \"b\"]\n\
+    [[nodes]]\nnames = \"nb1..nb2\"\ncpus = 1\nprocessor = \"x\"\nnetworks = [\"b\"]\n\
+    [[nodes]]\nnames = \"na1..na2\"\ncpus = 1\nprocessor = \"x\"\nnetworks = [\"a\"]\n";
+
+fn bridge_module(name: &str, allowed: &str) -> String {
+    format!("[[modules]]\nname = \"{name}\"\ntexec = \"10 ms\"\nload = 0.5\n{allowed}")
+}
+
+fn bridge_links(links: &[(&str, &str)]) -> String {
+    links
+        .iter()
+        .map(|(from, to)| format!("[[connections]]\nfrom = \"{from}\"\nto = \"{to}\"\nvolume = \"1 KB\"\n"))
+        .collect()
+}
+
+/// A construction started again places, under filter locality, each filter right after its
+/// first neighbour, not at its turn in the breadth-first order, where its neighbours placed
+/// meanwhile may share no network. z is pinned to hub and r1 to na1 (network a); z also
+/// feeds r2, which may use nb1 (b only) or na2 (a only); s feeds a broadcast filter f to r1
+/// and r2. In breadth-first order (z, r1, r2, f, s) r2 takes nb1 (the first of its nodes;
+/// neither is used) and f, which must sit with r1 (na1) or r2 (nb1), cannot reach the other:
+/// the construction fails on f. By hand, with f placed after r1: f on na1, r2 on na2 (it must
+/// reach f over a), s on hub; sound.
+#[test]
+fn a_construction_started_again_places_a_filter_right_after_its_first_neighbour() {
+    use flowmap::solve::greedy;
+    let app = String::from("name = \"bridge\"\n")
+        + &bridge_module("z", "allowed_nodes = [\"hub\"]\n")
+        + &bridge_module("r1", "allowed_nodes = [\"na1\"]\n")
+        + &bridge_module("r2", "allowed_nodes = [\"nb1\", \"na2\"]\n")
+        + &bridge_module("s", "allowed_nodes = [\"hub\", \"na1\", \"na2\", \"nb1\", \"nb2\"]\n")
+        + "[[filters]]\nname = \"f\"\nkind = \"broadcast\"\n"
+        + &bridge_links(&[("z", "r1"), ("z", "r2"), ("s", "f"), ("f", "r1"), ("f", "r2")]);
+    let popts = Options::default();
+    let app = parse::application_from_str(&app, "app.toml", &[]).unwrap();
+    let cluster = parse::cluster_from_str(BRIDGE_CLUSTER, "cluster.toml").unwrap();
+    let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+    let cx = ctx_of(&app, &cluster, &an, &popts);
+    let node = |m: &flowmap::model::Mapping, o: &str| cluster.node(m.node_of(app.find_object(o).unwrap())).name.clone();
+    assert!(greedy::construct(cx, greedy::STRATEGIES[0]).is_none(), "breadth-first fails on f");
+    for st in greedy::STRATEGIES {
+        let m =
+            greedy::construct_persistent(cx, st, greedy::RETRIES).unwrap_or_else(|_| panic!("{st:?}: no construction"));
+        assert_eq!(verify::check(&app, &cluster, &m, &popts).verdict, Verdict::Sound, "{st:?}");
+        assert_eq!((node(&m, "f"), node(&m, "r2")), ("na1".to_string(), "na2".to_string()), "{st:?}");
+    }
+}
+
+/// A construction that fails on an object starts again with that object first. Networks a
+/// and b; hub (2 CPUs) is on both, na1 and na2 and sa1 on a only, nb1 and nb2 and sb1 on b
+/// only (1 CPU each), listed hub, nb1, na2, na1, nb2, sa1, sb1. z is pinned to hub and feeds
+/// r1 (allowed on nb1 or na1) and r2 (na2 or nb2); src may use sa1 or sb1 and feeds r1 and
+/// r2 too. Each of r1's and r2's nodes reaches one of src's, so the presolve keeps them all.
+/// Breadth-first from z, r1 and r2 come first and, spreading, take the first of their nodes,
+/// nb1 and na2: src on sa1 cannot reach nb1, on sb1 not na2, and the construction fails on
+/// src. Started again with src first: src on sa1 (the first), then r1 and r2 must reach it
+/// over a: na1 and na2; sound (by hand: z alone on hub, every other module alone on a node).
+#[test]
+fn a_construction_starts_again_with_the_object_it_failed_on_first() {
+    use flowmap::solve::greedy;
+    let node = |name: &str, net: &str| {
+        format!("[[nodes]]\nnames = \"{name}\"\ncpus = 1\nprocessor = \"x\"\nnetworks = [\"{net}\"]\n")
+    };
+    let cluster = String::from(
+        "[[networks]]\nname = \"a\"\nbandwidth = \"100 MB/s\"\nlatency = \"0 ms\"\n\
+         [[networks]]\nname = \"b\"\nbandwidth = \"100 MB/s\"\nlatency = \"0 ms\"\n\
+         [[nodes]]\nnames = \"hub\"\ncpus = 2\nprocessor = \"x\"\nnetworks = [\"a\", \"b\"]\n",
+    ) + &node("nb1", "b")
+        + &node("na2", "a")
+        + &node("na1", "a")
+        + &node("nb2", "b")
+        + &node("sa1", "a")
+        + &node("sb1", "b");
+    let app = String::from("name = \"squeaky\"\n")
+        + &bridge_module("z", "allowed_nodes = [\"hub\"]\n")
+        + &bridge_module("r1", "allowed_nodes = [\"nb1\", \"na1\"]\n")
+        + &bridge_module("r2", "allowed_nodes = [\"na2\", \"nb2\"]\n")
+        + &bridge_module("src", "allowed_nodes = [\"sa1\", \"sb1\"]\n")
+        + &bridge_links(&[("z", "r1"), ("z", "r2"), ("src", "r1"), ("src", "r2")]);
+    let popts = Options::default();
+    let app = parse::application_from_str(&app, "app.toml", &[]).unwrap();
+    let cluster = parse::cluster_from_str(&cluster, "cluster.toml").unwrap();
+    let an = flowmap::csp::Analysis::new(&app, &cluster, None);
+    let cx = ctx_of(&app, &cluster, &an, &popts);
+    let st = greedy::STRATEGIES[1];
+    assert!(greedy::construct(cx, st).is_none(), "breadth-first from z fails on src");
+    let m = greedy::construct_persistent(cx, st, greedy::RETRIES).expect("started again with src first");
+    assert_eq!(verify::check(&app, &cluster, &m, &popts).verdict, Verdict::Sound);
+    let on = |o: &str| cluster.node(m.node_of(app.find_object(o).unwrap())).name.clone();
+    assert_eq!([on("src"), on("r1"), on("r2")], ["sa1", "na1", "na2"]);
+}
