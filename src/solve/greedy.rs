@@ -460,7 +460,7 @@ impl<'a> State<'a> {
     fn place_forced(&mut self, o: ObjectId) {
         let mut best: Option<((u32, bool, i64, i64), NodeId)> = None;
         self.fresh_paces();
-        for &n in &self.an.domain[o.index()] {
+        for &n in self.domain_or_all(o).iter() {
             let placed = self.placed_edges(o);
             let unreachable =
                 placed.iter().filter(|&&(_, m, _)| m != n && self.cluster.shared_networks(n, m).is_empty()).count()
@@ -508,12 +508,24 @@ impl<'a> State<'a> {
         self.place(o, n, routes);
     }
 
+    /// The nodes a forced construction weighs for `o`: its domain, or every node when the
+    /// domain is empty (the presolve proved no node can take it; the mapping is then unsound,
+    /// as forced ones may be, instead of incomplete).
+    fn domain_or_all(&self, o: ObjectId) -> std::borrow::Cow<'a, [NodeId]> {
+        let dom = &self.an.domain[o.index()];
+        if dom.is_empty() {
+            std::borrow::Cow::Owned((0..self.cluster.nodes.len() as u32).map(NodeId).collect())
+        } else {
+            std::borrow::Cow::Borrowed(&dom[..])
+        }
+    }
+
     /// Places `o` without weighing nodes (a forced construction past its deadline): on the
     /// node of a placed neighbour its domain allows, else the first node of its domain; edges
     /// local or on the first shared network. Nothing checks this start further once the
     /// deadline is past.
     fn place_late(&mut self, o: ObjectId) {
-        let dom = &self.an.domain[o.index()];
+        let dom = self.domain_or_all(o);
         let placed = self.placed_edges(o);
         let Some(n) = placed.iter().map(|x| x.1).find(|m| dom.binary_search(m).is_ok()).or(dom.first().copied()) else {
             return;
@@ -668,13 +680,17 @@ fn order(app: &Application, an: &Analysis, promoted: &[ObjectId]) -> Vec<ObjectI
         }
     }
     for s in starts {
-        if seen[s.index()] && first.is_empty() {
-            continue;
-        }
+        // The pins and promoted objects first, then `s` unless seen: `s` came after them in
+        // the same breadth-first search (before 2026-12-04 it was dropped when it was not
+        // seen there, which only a promoted object or an empty domain, smaller than a pin's,
+        // allows: a construction then left it unplaced and panicked).
         let mut q = std::mem::take(&mut first);
-        if q.is_empty() {
+        if !seen[s.index()] {
             seen[s.index()] = true;
             q.push_back(s);
+        }
+        if q.is_empty() {
+            continue;
         }
         while let Some(o) = q.pop_front() {
             out.push(o);

@@ -841,6 +841,29 @@ fn forced_construction_past_its_deadline_places_everything() {
     let _ = verify::check(&i.app, &i.cluster, &m, &popts);
 }
 
+/// A forced construction places an object whose domain is empty too (the presolve proved no
+/// node can take it; a library caller may still ask for a start): on some node, weighed like
+/// any other (every node), and past its deadline as well; before, `construct_forced`
+/// panicked. Every other object stays within its domain (realistic 50/16 s1, the first
+/// module's domain emptied by hand).
+#[test]
+fn forced_construction_places_an_object_with_an_empty_domain() {
+    use flowmap::solve::greedy;
+    let popts = Options::default();
+    let i = build(50, 16, 1, RealisticKind::Feasible);
+    let mut an = flowmap::csp::Analysis::new(&i.app, &i.cluster, None);
+    let gone = i.app.graph.node_indices().find(|&o| i.app.object(o).is_module()).unwrap();
+    an.domain[gone.index()].clear();
+    let past = greedy::Ctx { deadline: Some(std::time::Instant::now()), ..ctx(&i, &an, &popts) };
+    for cx in [ctx(&i, &an, &popts), past] {
+        let m = greedy::construct_forced(cx, greedy::STRATEGIES[0]);
+        assert!(m.node_of(gone).ix() < i.cluster.nodes.len());
+        for o in i.app.graph.node_indices().filter(|&o| o != gone) {
+            assert!(an.domain[o.index()].contains(&m.node_of(o)), "{}", i.app.object(o).name);
+        }
+    }
+}
+
 /// The greedy mapper's context for an instance, with filter locality and no deadline.
 pub fn ctx<'a>(i: &'a Instance, an: &'a flowmap::csp::Analysis, popts: &'a Options) -> flowmap::solve::greedy::Ctx<'a> {
     ctx_of(&i.app, &i.cluster, an, popts)
