@@ -1,7 +1,8 @@
 //! Verifier-guided repair: a min-conflicts walk over complete mappings. Each step takes an
 //! error diagnostic of the current mapping, one object it names (or one on a node it names),
 //! and moves it to the node of its domain whose mapping `verify::check` gives the fewest
-//! errors (ties broken at random; sideways moves allowed, the last few moved objects are tabu).
+//! errors (ties broken by the least `strain`, how far the errors are from holding, then at
+//! random; sideways moves allowed, the last few moved objects are tabu).
 //! Routes of the moved object's edges go local or on the fastest shared network.
 //!
 //! It complements the CSP-based LNS, whose sub-models are relaxations of the CPU allocation:
@@ -10,7 +11,7 @@
 //! checked like every other.
 
 use super::greedy::Ctx;
-use crate::model::{EdgeId, Mapping, NetworkId, NodeId, ObjectId, Placement, Route};
+use crate::model::{EdgeId, Mapping, NetworkId, NodeId, ObjectId, Placement, Requirement, Route};
 use crate::verify::{self, Report};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
@@ -43,6 +44,44 @@ const BATCH_AGAIN: usize = 100;
 /// is better; 0: sound and local).
 fn errors(cx: Ctx, m: &Mapping, r: &Report) -> usize {
     r.diagnostics.iter().filter(|d| d.kind.is_error()).count() + misplaced_filters(cx, m).len()
+}
+
+/// How far a report's requirements and links are from holding, summed (0 when they all
+/// hold; infinite without a prediction): each requirement's relative shortfall (latency over
+/// its limit, required frequency over the module's, each at most 4) and the links' relative
+/// excess (`excess`). The walk breaks ties in the error count with it: a path latency or a
+/// frequency that several moves must fix together counts one error until all are made, and a
+/// walk that sees only the count drifts on that plateau (alt-gen 50/16 s10: the walks from the
+/// 9-node shapes' packings ended one or two errors short, the path latency `cardio1-latency`
+/// in most, and 9 nodes came after 28 s; with the tie-break in 5.6 s). CPU loads are left
+/// out: with them alt-gen 1000/256 s1's squeeze ended at 90, 94, 81 nodes where it had 69,
+/// 82, 74 (seeds 0-2; without them 74, 93, 77, 76, 79 for seeds 0-4 against 69, 82, 74, 71,
+/// 85: within its spread), and an overloaded CPU is one error that one move mends.
+pub fn strain(cx: Ctx, r: &Report) -> f64 {
+    let Some(p) = &r.prediction else { return f64::INFINITY };
+    let mut total = excess(r);
+    let mut lat = r.path_latencies.iter();
+    for q in &cx.app.requirements {
+        match q {
+            Requirement::MinFrequency { group, hz, .. } => {
+                for &o in &cx.app.group(*group).objects {
+                    if let Some(m) = p.module(o) {
+                        total += (hz * m.tit - 1.0).clamp(0.0, 4.0);
+                    }
+                }
+            }
+            Requirement::MaxLatency { max_s, .. } => {
+                if let Some((_, l)) = lat.next() {
+                    total += (l / max_s.max(1e-12) - 1.0).clamp(0.0, 4.0);
+                }
+            }
+        }
+    }
+    if total.is_nan() {
+        f64::INFINITY
+    } else {
+        total
+    }
 }
 
 /// Filters on no node of a neighbour, when filter locality is asked for.
@@ -691,7 +730,7 @@ fn walk(
         let o = cands[rng.random_range(0..cands.len())];
         let here = cur.node_of(o);
         let mut best: Vec<(Mapping, Report)> = Vec::new();
-        let mut best_score = usize::MAX;
+        let (mut best_score, mut best_strain) = (usize::MAX, f64::INFINITY);
         let targets = targets(cx, &dom, &cur, o, &mut rng);
         // Rank the targets cheaply; only the best CHECKED get a full `check`.
         let bytes = edge_bytes(cx, Some(&rep));
@@ -760,11 +799,13 @@ fn walk(
             }
             let r = checker.terse(&m);
             let s = errors(cx, &m, &r);
-            if s < best_score {
-                best_score = s;
+            // Fewest errors, then the least strain (`strain`); exact ties at random.
+            let st = strain(cx, &r);
+            if s < best_score || (s == best_score && st < best_strain) {
+                (best_score, best_strain) = (s, st);
                 best.clear();
             }
-            if s == best_score {
+            if s == best_score && st == best_strain {
                 best.push((m, r));
             }
         }

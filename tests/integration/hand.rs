@@ -587,3 +587,55 @@ fn untangle_trades_places_to_relieve_a_busy_link() {
     let node = |o: &str| m.node_of(start.app.find_object(o).unwrap());
     assert_eq!(node("a"), node("b"));
 }
+
+/// `walk::strain`, the walk's tie-break among moves with as many errors, sums each error's
+/// shortfall; by hand:
+/// - the path of `path_latency_eq11`: 100.5 ms against 100 ms, 100.5 / 100 − 1 = 0.005
+///   (a's 1 MB every 30 ms is 33 MB/s on 100 MB/s: no busy link; one module per CPU);
+/// - `minimum_frequency_requirement`'s module: T_it 57 ms against 18 Hz, 18 × 0.057 − 1 =
+///   0.026;
+/// - `untangle_trades_places_to_relieve_a_busy_link`'s start: n1 sends and n2 receives
+///   200 MB/s on 100 MB/s, (200 − 100) / 100 = 1 each, 2 in all;
+/// - each of them made sound: 0.
+#[test]
+fn walk_strain_sums_each_errors_shortfall() {
+    let popts = flowmap::perf::Options::default();
+    let strain = |r: &Run| {
+        let an = flowmap::csp::Analysis::new(&r.app, &r.cluster, None);
+        let cx = crate::realistic::ctx_of(&r.app, &r.cluster, &an, &popts);
+        flowmap::solve::walk::strain(cx, &r.report)
+    };
+    let path: String = [("a", 30), ("b", 20), ("c", 10)]
+        .iter()
+        .map(|(n, t)| format!("[[modules]]\nname = \"{n}\"\ntexec = \"{t} ms\"\nload = 1.0\n"))
+        .collect::<String>()
+        + "[[connections]]\nfrom = \"a\"\nto = \"b\"\nvolume = \"1 MB\"\n[[connections]]\nfrom = \"b\"\nto = \"c\"\nvolume = \"1 MB\"\n"
+        + "[[requirements]]\nname = \"interactive\"\npath = [\"a\", \"b\", \"c\"]\nmax_latency = \"100 ms\"\n";
+    let two = simple_cluster(&[("n1", 1), ("n2", 2)], "100 MB/s", "0.5 ms");
+    let r = run(&path, &two, "[place]\na = \"n1\"\nb = \"n2\"\nc = \"n2\"\n");
+    assert_eq!(r.kinds(), vec![Kind::Requirement]);
+    assert_close!(strain(&r), 0.005, 1e-6);
+    let r = run(&path.replace("100 ms", "101 ms"), &two, "[place]\na = \"n1\"\nb = \"n2\"\nc = \"n2\"\n");
+    assert!(r.sound());
+    assert_eq!(strain(&r), 0.0);
+
+    let freq = "[[modules]]\nname = \"r\"\ntexec = \"57 ms\"\nload = 0.97\n[[requirements]]\nmodule = \"r\"\nmin_frequency = \"18 Hz\"\n";
+    let one = simple_cluster(&[("n1", 1)], "100 MB/s", "0 ms");
+    let r = run(freq, &one, "[place]\nr = \"n1\"\n");
+    assert_eq!(r.kinds(), vec![Kind::Requirement]);
+    assert_close!(strain(&r), 0.026, 1e-6);
+    assert_eq!(strain(&run(&freq.replace("18 Hz", "17.5 Hz"), &one, "[place]\nr = \"n1\"\n")), 0.0);
+
+    let mut busy: String = ["a", "b", "c", "d"]
+        .iter()
+        .map(|n| format!("[[modules]]\nname = \"{n}\"\ntexec = \"10 ms\"\nload = 1.0\n"))
+        .collect();
+    busy += "[[connections]]\nfrom = \"a\"\nto = \"b\"\nvolume = \"2 MB\"\n";
+    let pair = simple_cluster(&[("n1", 2), ("n2", 2)], "100 MB/s", "0 ms");
+    let r = run(&busy, &pair, "[place]\na = \"n1\"\nc = \"n1\"\nb = \"n2\"\nd = \"n2\"\n");
+    assert_eq!(r.kinds(), vec![Kind::NetworkContention, Kind::NetworkContention]);
+    assert_close!(strain(&r), 2.0, 1e-6);
+    let r = run(&busy, &pair, "[place]\na = \"n1\"\nb = \"n1\"\nc = \"n2\"\nd = \"n2\"\n");
+    assert!(r.sound());
+    assert_eq!(strain(&r), 0.0);
+}
