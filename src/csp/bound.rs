@@ -2073,6 +2073,9 @@ fn ipm_duals(r: &Rows, budget: Duration) -> Option<(Vec<f64>, bool)> {
     ipm_solve(r, budget).map(|(w, _, solved)| (w, solved))
 }
 
+/// The interior point's stopping tolerances (gap, feasibility, infeasibility; see `ipm_solve`).
+const IPM_TOL: f64 = 1e-6;
+
 /// `ipm_duals`, with the variables' values as well.
 fn ipm_solve(r: &Rows, budget: Duration) -> Option<(Vec<f64>, Vec<f64>, bool)> {
     use clarabel::algebra::CscMatrix;
@@ -2118,7 +2121,25 @@ fn ipm_solve(r: &Rows, budget: Duration) -> Option<(Vec<f64>, Vec<f64>, bool)> {
     let a = CscMatrix::new(m, n, colptr, rowval, nzval);
     let p = CscMatrix::<f64>::zeros((n, n));
     let cones = [SupportedConeT::ZeroConeT(n_eq), SupportedConeT::NonnegativeConeT(m - n_eq)];
-    let settings = DefaultSettings { verbose: false, time_limit: budget.as_secs_f64(), ..DefaultSettings::default() };
+    // Tolerances 1e-6 rather than 1e-8, and no iterative refinement of the KKT solves: the
+    // multipliers only need to be good enough for `certify` and `farkas`, which check them
+    // whatever their accuracy (a looser solve can weaken a bound, never make it wrong).
+    // Measured on 490 LPs dumped from searches by shape (alt-gen 50/16 s3, 100/32 s10, 300/64
+    // s2; unseen realistic 50/16 s844, 100/32 s605, 300/64 s702): 25-35 % less time each
+    // (alt 100/32 s10's 141 LPs 8.5 -> 5.7 s), every rounded bound and infeasibility proof the
+    // same. (faer's supernodal LDL instead of qdldl: no faster on these, a larger build.)
+    let settings = DefaultSettings {
+        verbose: false,
+        time_limit: budget.as_secs_f64(),
+        tol_gap_abs: IPM_TOL,
+        tol_gap_rel: IPM_TOL,
+        tol_feas: IPM_TOL,
+        tol_infeas_abs: IPM_TOL,
+        tol_infeas_rel: IPM_TOL,
+        tol_ktratio: IPM_TOL.sqrt(),
+        iterative_refinement_enable: false,
+        ..DefaultSettings::default()
+    };
     let mut solver = DefaultSolver::new(&p, &r.cost, &a, &b, &cones, settings).ok()?;
     solver.solve();
     let z = &solver.solution.z;
