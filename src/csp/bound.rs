@@ -2125,7 +2125,7 @@ fn ipm_solve(r: &Rows, budget: Duration) -> Option<(Vec<f64>, Vec<f64>, bool)> {
     // multipliers only need to be good enough for `certify` and `farkas`, which check them
     // whatever their accuracy (a looser solve can weaken a bound, never make it wrong).
     // Measured on 490 LPs dumped from searches by shape (alt-gen 50/16 s3, 100/32 s10, 300/64
-    // s2; unseen realistic 50/16 s844, 100/32 s605, 300/64 s702): 25-35 % less time each
+    // s2; unseen realistic 50/16 s844, 100/32 s605, 300/64 s702): 23-36 % less time a set
     // (alt 100/32 s10's 141 LPs 8.5 -> 5.7 s), every rounded bound and infeasibility proof the
     // same. (faer's supernodal LDL instead of qdldl: no faster on these, a larger build.)
     let settings = DefaultSettings {
