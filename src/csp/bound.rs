@@ -338,14 +338,30 @@ pub fn refutes(
         }
     }
     let sets: &[Rowset] = if full.is_some() { &[Rowset::Lean, Rowset::Loads] } else { &[Rowset::Loads] };
+    rows_refute(cluster, (&node_classes, &forced, &classes), sets, n, lp_budget, stop)
+}
+
+/// Whether the LP of the first of `sets` (in order) that fits `lp_budget` and is solved
+/// proves that no sound mapping uses at most `over` nodes: its multipliers prove the rows
+/// infeasible, or certify a bound above `over` (the loads rows are always tried; a solve
+/// cut short goes on to the next set).
+fn rows_refute(
+    cluster: &Cluster,
+    (node_classes, forced, classes): (&[Vec<NodeId>], &[usize], &[Class]),
+    sets: &[Rowset],
+    over: i64,
+    lp_budget: Duration,
+    stop: &mut impl TerminationCondition,
+) -> bool {
+    let fits = |r: &Rows| 3.7 * (r.terms as f64 / 81_000.0).powf(2.5) <= lp_budget.as_secs_f64();
     for &set in sets {
         if stop.should_stop() {
             return false;
         }
-        let Some(r) = relaxation(cluster, &node_classes, &forced, &classes, set, false) else { continue };
+        let Some(r) = relaxation(cluster, node_classes, forced, classes, set, false) else { continue };
         if set == Rowset::Loads || fits(&r) {
             if let Some((w, solved)) = ipm_duals(&r, lp_budget) {
-                if farkas(&r, &w) || certify(&r, &w).is_some_and(|b| b > n) {
+                if farkas(&r, &w) || certify(&r, &w).is_some_and(|b| b > over) {
                     return true;
                 }
                 if solved {
@@ -355,6 +371,35 @@ pub fn refutes(
         }
     }
     false
+}
+
+/// Whether the class relaxation's LP (`class_bound`'s lean rows, without the exact part) proves
+/// that no sound mapping uses at most `size` of `cluster`'s nodes while using every node
+/// `must` marks (one flag per node): each node class's `used` is at least its marked nodes
+/// (a mapping that uses them has a solution of the relaxation with `used` its node counts,
+/// nodes without modules included, as no row asks anything of a used node). For the boxes of
+/// the search by shape (`shapes::refute_size`). Not valid when CPUs are pinned by hand
+/// (callers check).
+#[allow(clippy::too_many_arguments)]
+pub fn box_refutes(
+    app: &Application,
+    cluster: &Cluster,
+    an: &Analysis,
+    must: &[bool],
+    size: i64,
+    lp_budget: Duration,
+    stop: &mut impl TerminationCondition,
+) -> bool {
+    let Some((node_classes, mut forced, classes)) = setup(app, cluster, an, false, stop) else { return false };
+    for (f, ns) in forced.iter_mut().zip(&node_classes) {
+        *f = (*f).max(ns.iter().filter(|n| must[n.ix()]).count());
+    }
+    if forced.iter().sum::<usize>() as i64 > size {
+        return true;
+    }
+    // The lean rows, not the full ones: alt-gen 300/64 s1's 9 nodes listed in 6.6 s against
+    // 22.7 s, the same two vectors left open.
+    rows_refute(cluster, (&node_classes, &forced, &classes), &[Rowset::Lean, Rowset::Loads], size, lp_budget, stop)
 }
 
 /// Whether multipliers `w` (one per row, whatever their source) prove the rows infeasible:

@@ -94,6 +94,8 @@ pub fn solve_json(app: &Application, cluster: &Cluster, o: &Outcome) -> Value {
                 "unlisted": o.stats.shapes.unlisted,
                 "cluster_bound": o.stats.shapes.cluster_bound,
                 "cluster_s": (o.stats.shapes.cluster_s * 1e6).round() / 1e6,
+                "boxed": o.stats.shapes.boxed,
+                "boxes_s": (o.stats.shapes.boxes_s * 1e6).round() / 1e6,
             },
             "lns": {
                 "iterations": o.stats.lns.iterations,

@@ -946,6 +946,8 @@ pub fn solve(app: &Application, cluster: &Cluster, fix: Option<&PartialMapping>,
             stats.shapes.unlisted = f.stats.unlisted;
             stats.shapes.cluster_bound = f.stats.cluster_bound;
             stats.shapes.cluster_s += f.stats.cluster_s;
+            stats.shapes.boxed = stats.shapes.boxed.max(f.stats.boxed);
+            stats.shapes.boxes_s += f.stats.boxes_s;
             static_bound = static_bound.max(f.bound);
             if let Some(b) = f.best.filter(|b| b.2 < k) {
                 stats.found_by = Some("shapes");

@@ -50,7 +50,8 @@ use std::time::{Duration, Instant};
 
 /// Shapes of one size searched at once: the next ones join when all of these are decided.
 const MAX_SHAPES: usize = 400;
-/// Most shapes of one size listed; beyond, the size is not proven.
+/// Most shapes of one size listed; beyond, the size is proven only if listed by boxes
+/// (`list_by_boxes`).
 const MAX_LISTED: usize = MAX_SHAPES * 8;
 /// The time one shape gets in the first round, and at most in any round.
 const FIRST_SLICE: Duration = Duration::from_millis(250);
@@ -123,12 +124,15 @@ pub struct ShapeStats {
     /// stayed below the best.
     pub open: Vec<OpenShape>,
     /// The sizes below the best mapping's with more shapes than are listed (`MAX_LISTED`):
-    /// searched, never proven.
+    /// searched, never proven (unless listed by boxes since: `boxed`).
     pub unlisted: Vec<i64>,
     /// The whole cluster's pattern bound (`bound::cluster_pattern_bound`), when it finished,
     /// and the time it took in all.
     pub cluster_bound: Option<i64>,
     pub cluster_s: f64,
+    /// The size listed by boxes (`list_by_boxes`), when it finished, and the time that took.
+    pub boxed: Option<i64>,
+    pub boxes_s: f64,
 }
 
 /// Most undecided shapes `ShapeStats::open` lists.
@@ -349,6 +353,40 @@ pub(super) fn search(
             best_k = found.2;
             out.best = Some(found);
         }
+    }
+    // The smallest size too many shapes to list (none below it is proven then, `proven`),
+    // by boxes (`list_by_boxes`), in the search after the squeeze, within `BNB_SHARE` of the
+    // time left: the vectors it leaves open replace the lists of every size up to it, which
+    // are then whole (alt-gen 300/64 s1: its 9-node shapes, over 3,200, were never all
+    // listed, so 10/9 for 60 s; the boxes leave 2 open, which the shapes' own refutations
+    // then take).
+    if dive {
+        let bnb_end = end.map(|e| Instant::now() + e.saturating_duration_since(Instant::now()).mul_f64(BNB_SHARE));
+        let t = Instant::now();
+        // A size whose every vector the boxes refute proves the next one's bound: that one
+        // next (alt-gen 300/64 s2: 20 nodes refuted in 4.3 s).
+        while let Some(size) = listed.iter().find(|&(&sz, &whole)| !whole && sz < best_k).map(|(&sz, _)| sz) {
+            let Some(open) = list_by_boxes(app, cluster, opts, &classes, &least, size as usize, bnb_end, stop) else {
+                break;
+            };
+            for (&sz, whole) in listed.iter_mut().filter(|(&sz, _)| sz <= size) {
+                *whole = true;
+                let mut all: Vec<Vec<NodeId>> = open
+                    .iter()
+                    .filter(|v| v.iter().sum::<usize>() as i64 == sz)
+                    .map(|v| classes.iter().zip(v).flat_map(|(ns, &c)| ns.iter().copied().take(c)).collect())
+                    .collect();
+                all.sort_by_key(|nodes: &Vec<NodeId>| {
+                    std::cmp::Reverse(nodes.iter().map(|&n| cluster.node(n).cpus).sum::<u32>())
+                });
+                lists.insert(sz, all);
+            }
+            out.stats.boxed = Some(size);
+            if !open.is_empty() {
+                break;
+            }
+        }
+        out.stats.boxes_s += t.elapsed().as_secs_f64();
     }
     // Boxes of shapes refuted together (`refute_boxes`), smallest size first, within a share
     // of the time left (after the dive: at 300/64 a box's LP takes up to its whole second).
@@ -833,6 +871,8 @@ const BOX_LEAST: usize = 3;
 const BOX_TRIAL: usize = 24;
 /// The share of the time left the boxes get, at most.
 const BOX_SHARE: f64 = 0.25;
+/// The share of the time left that listing a size by boxes (`list_by_boxes`) gets, at most.
+const BNB_SHARE: f64 = 0.5;
 
 /// Which of `shapes` (counts per class, all with `size` nodes) fall in boxes refuted together:
 /// a box is the nodes of the most of each class its shapes take (their envelope), and when
@@ -893,6 +933,103 @@ fn refute_boxes(
         todo.push(a);
     }
     out
+}
+
+/// The shapes of at most `size` nodes that the class relaxation leaves open, found by branch
+/// and bound over boxes of node counts rather than by listing every shape (`enumerate`, which
+/// gives up past `MAX_LISTED`): a box is per class a range [lo, hi] of the nodes a mapping
+/// uses there (lo from `least`; hi at most the class's nodes and `size` less the other
+/// classes' lo), refuted when counting or the class LP shows that no sound mapping uses at
+/// most `size` nodes of its envelope (every class at its hi; nodes of a class are
+/// interchangeable) including the first lo of each class (`bound::box_refutes`). A box not
+/// refuted splits on its widest range at the middle, the upper half first; a box of one
+/// vector not refuted is left open. Every mapping of at most `size` nodes has its vector of
+/// used nodes in a box left open, so these vectors (each with its own number of nodes)
+/// stand for every shape of every size up to `size`. None when `end` or `stop` cut it short,
+/// or more than `MAX_LISTED` are left open.
+/// Measured (alt-gen 300/64, where sizes had thousands of shapes past the list's cap), with
+/// the full rows: s1's 9 nodes in 77 LPs (21 s), 2 vectors left open; s3's 16 nodes in 227
+/// LPs (30 s), 8 left. With the lean rows (`bound::box_refutes`) s1's took 6.6 s.
+#[allow(clippy::too_many_arguments)]
+fn list_by_boxes(
+    app: &Application,
+    cluster: &Cluster,
+    opts: &SolveOptions,
+    classes: &[Vec<NodeId>],
+    least: &[usize],
+    size: usize,
+    end: Option<Instant>,
+    stop: &mut dyn FnMut() -> bool,
+) -> Option<Vec<Vec<usize>>> {
+    let nk = classes.len();
+    let mut open: Vec<Vec<usize>> = Vec::new();
+    let mut todo: Vec<(Vec<usize>, Vec<usize>)> = vec![(least.to_vec(), classes.iter().map(|c| c.len()).collect())];
+    while let Some((lo, mut hi)) = todo.pop() {
+        if stop() || end.is_some_and(|e| Instant::now() >= e) {
+            return None;
+        }
+        let base: usize = lo.iter().sum();
+        if base > size {
+            continue;
+        }
+        for k in 0..nk {
+            hi[k] = hi[k].min(lo[k] + size - base);
+        }
+        let nodes: Vec<NodeId> = classes.iter().zip(&hi).flat_map(|(ns, &c)| ns.iter().copied().take(c)).collect();
+        let must: Vec<bool> = hi.iter().zip(&lo).flat_map(|(&h, &l)| (0..h).map(move |i| i < l)).collect();
+        if box_refuted(app, &sub_cluster(cluster, &nodes), opts, &must, size as i64, end) {
+            continue;
+        }
+        // An LP cut short by the end refutes nothing: not a vector left open.
+        if end.is_some_and(|e| Instant::now() >= e) {
+            return None;
+        }
+        let Some(k) = (0..nk).filter(|&k| hi[k] > lo[k]).max_by_key(|&k| (hi[k] - lo[k], std::cmp::Reverse(k))) else {
+            open.push(lo);
+            if open.len() > MAX_LISTED {
+                return None;
+            }
+            continue;
+        };
+        let mid = (lo[k] + hi[k]) / 2;
+        let mut below = hi.clone();
+        below[k] = mid;
+        let mut above = lo.clone();
+        above[k] = mid + 1;
+        todo.push((lo, below));
+        todo.push((above, hi));
+    }
+    Some(open)
+}
+
+/// `list_by_boxes` for tests: the node classes (`classes`) and the vectors of node counts per
+/// class that the boxes leave open for `size` (None: cut short).
+#[doc(hidden)]
+pub fn boxes_left_open(
+    app: &Application,
+    cluster: &Cluster,
+    opts: &SolveOptions,
+    size: usize,
+) -> (Vec<Vec<NodeId>>, Option<Vec<Vec<usize>>>) {
+    let mut an = Analysis::new(app, cluster, None);
+    an.allocation = opts.perf.allocation;
+    let (classes, least, _) = classes(cluster, &an);
+    let open = list_by_boxes(app, cluster, opts, &classes, &least, size, None, &mut || false);
+    (classes, open)
+}
+
+/// `at_most_refuted` for a box whose nodes `must` marks are used (`bound::box_refutes`).
+fn box_refuted(
+    app: &Application,
+    sub: &Cluster,
+    opts: &SolveOptions,
+    must: &[bool],
+    size: i64,
+    end: Option<Instant>,
+) -> bool {
+    let Some((an, budget, mut stop)) = counted(app, sub, opts, end) else { return true };
+    let from = super::nodes_lower_bound(app, sub, &an, false);
+    from > size || crate::csp::bound::box_refutes(app, sub, &an, must, size, budget, &mut stop)
 }
 
 /// Whether counting or the class relaxation's LP (at most `LP_SLICE`) proves that no sound

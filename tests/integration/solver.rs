@@ -588,6 +588,39 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(150), .. ProptestConfig::default() })]
+
+    /// The boxes that list a size without enumerating its shapes (`shapes::list_by_boxes`)
+    /// leave open the vector of node counts per class of every brute-force sound mapping with
+    /// at most that many nodes (each box holding it is never refuted, so the branching ends at
+    /// that vector alone), at every size from 1 to the node count.
+    #[test]
+    fn boxes_leave_every_sound_mapping_open(t in tiny_with_requirement()) {
+        let Ok(app) = parse::application_from_str(&t.app, "app.toml", &[]) else { return Ok(()) };
+        let cluster = parse::cluster_from_str(&t.cluster, "cluster.toml").unwrap();
+        let sound = brute_force(&app, &cluster);
+        let o = exact_opts(false);
+        for size in 1..=cluster.nodes.len() {
+            let (classes, open) = solve::shapes::boxes_left_open(&app, &cluster, &o, size);
+            let open = open.expect("no time limit");
+            for (nodes, _) in &sound {
+                let used: BTreeSet<u32> = nodes.iter().copied().collect();
+                if used.len() > size {
+                    continue;
+                }
+                let v: Vec<usize> =
+                    classes.iter().map(|ns| ns.iter().filter(|n| used.contains(&n.0)).count()).collect();
+                prop_assert!(
+                    open.contains(&v),
+                    "size {}: sound mapping {:?} (counts {:?}) not among the open {:?}\n{}\n{}",
+                    size, nodes, v, open, t.app, t.cluster
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn search_by_shape_keeps_nodes_apart_that_domains_tell_apart() {
     // n0 and n1 have the same CPUs, type and networks, but a may run on n1 only: they are not
@@ -1426,7 +1459,8 @@ fn subset(cluster: &Cluster, set: u32) -> (Vec<usize>, Cluster) {
 /// subset of the nodes, twice over with one store of certificates, so the second pass (and
 /// much of the first) tries other subsets' certificates before solving; and the class bound on
 /// each subset (what refutes a box of shapes) is at most the fewest nodes of a sound mapping
-/// within it.
+/// within it, and a box (`bound::box_refutes`) on each subset with a sound mapping's nodes
+/// marked as used and its node count is never refuted.
 fn refutes_hold(
     app: &Application,
     cluster: &Cluster,
@@ -1461,6 +1495,17 @@ fn refutes_hold(
                 let b = flowmap::csp::bound::class_bound(app, &sub, &an, 0, five, true, five, i64::MAX, forever).nodes;
                 if b > min {
                     return Err(format!("class bound {b} on nodes {nodes:?}, where a sound mapping uses {min}"));
+                }
+                // A box of `list_by_boxes`: these nodes, those a sound mapping within them uses
+                // marked as used, at most its node count: never refuted.
+                for k in want.iter().filter(|k| k.0.iter().all(|&x| set >> x & 1 == 1)).take(4) {
+                    let must: Vec<bool> = nodes.iter().map(|&i| k.0.contains(&(i as u32))).collect();
+                    let used = must.iter().filter(|&&u| u).count() as i64;
+                    if flowmap::csp::bound::box_refutes(app, &sub, &an, &must, used, five, forever) {
+                        return Err(format!(
+                            "box on nodes {nodes:?} refuted with {must:?} used, where sound mapping {k:?} uses them"
+                        ));
+                    }
                 }
             }
         }
