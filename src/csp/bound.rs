@@ -378,9 +378,8 @@ fn rows_refute(
 /// `must` marks (one flag per node): each node class's `used` is at least its marked nodes
 /// (a mapping that uses them has a solution of the relaxation with `used` its node counts,
 /// nodes without modules included, as no row asks anything of a used node). For the boxes of
-/// the search by shape (`shapes::refute_size`). Not valid when CPUs are pinned by hand
-/// (callers check).
-#[allow(clippy::too_many_arguments)]
+/// the search by shape (`shapes::list_by_boxes`). Not valid when CPUs are pinned by hand
+/// (callers check: the search by shape runs only without a fixed partial mapping).
 pub fn box_refutes(
     app: &Application,
     cluster: &Cluster,
