@@ -72,6 +72,13 @@ const FIRST_PIPELINE: Duration = Duration::from_millis(100);
 /// and nodes, 653 -> 637 s in all (alt 50/16 s3 18.4 -> 14.7 s, realistic 100/32 s877 10.6 ->
 /// 4.5, s623 60.0 -> 57.1, s876 25.7 -> 23.2; s874 11.2 -> 13.7, the rest within 1.5 s).
 const FIRST_PIPELINES: usize = 8;
+/// In the brief search before the squeeze (`dive` off), two (the search after the squeeze
+/// gives the first `FIRST_PIPELINES` theirs, skipping those the brief search ran: `Memo::
+/// piped`), so that the brief search reaches the splits in its 3 s: with eight, alt-gen 50/16
+/// s3's went to the pipelines of its 9-, 10- and 11-node shapes and ended in round 0, and
+/// 10 nodes came after the squeeze at 12.5 s; with two, the split's packing on its first
+/// 10-node shape gave them in round 1, and the brief search proved them optimal, at 4.1 s.
+const BRIEF_PIPELINES: usize = 2;
 /// The class relaxation's LP per shape, at most.
 const LP_SLICE: Duration = Duration::from_secs(1);
 /// The split on pace roots' processor types (`split_refuted`), per shape at most.
@@ -201,6 +208,10 @@ pub(super) struct Memo {
     splits: std::collections::HashMap<Vec<usize>, SplitCases>,
     /// Per shape, the seed and time of the walk from its split's packings in stage 1.
     walked: std::collections::HashMap<Vec<usize>, (u64, Duration)>,
+    /// Per shape the class relaxation's LP left open, the time it had.
+    lp_open: std::collections::HashMap<Vec<usize>, Duration>,
+    /// Per shape, the seed and time of its stage-0 feasibility pipeline, which found nothing.
+    piped: std::collections::HashMap<Vec<usize>, (u64, Duration)>,
     /// How far the whole cluster's pattern bound got, and the best mapping's size it was
     /// asked to prove optimal.
     cluster: crate::csp::bound::ClusterBound,
@@ -475,10 +486,21 @@ pub(super) fn search(
             let sub = sub_cluster(cluster, &p.nodes);
             let key = certs.counts(&p.nodes, classes.len());
             // The cheap refutations once: counting, then the class relaxation's LP.
-            if stage == 0 && (memo.refuted.contains(&key) || refuted(app, &sub, opts, end, certs.of(&p.nodes))) {
+            // An LP that left the shape open in the brief search, given as long a slice, is
+            // not solved again (the same rows: it would leave it open again).
+            let lp = end.map_or(LP_SLICE, |e| LP_SLICE.min(e.saturating_duration_since(now)));
+            if stage == 0
+                && (memo.refuted.contains(&key)
+                    || (memo.lp_open.get(&key).is_none_or(|&d| d < lp)
+                        && refuted(app, &sub, opts, end, certs.of(&p.nodes))))
+            {
                 memo.refuted.insert(key);
                 out.stats.refuted += 1;
                 continue;
+            }
+            if stage == 0 {
+                let d = memo.lp_open.entry(key.clone()).or_insert(lp);
+                *d = (*d).max(lp);
             }
             // The costlier refutation once, for the shapes round 0 left open (a split an
             // earlier search ran goes on from where it stopped, within the split's time).
@@ -558,16 +580,22 @@ pub(super) fn search(
             let answer = if stage == 0 {
                 let n = piped.entry(p.size).or_insert(0);
                 *n += 1;
-                if *n > FIRST_PIPELINES {
+                if *n > if dive { FIRST_PIPELINES } else { BRIEF_PIPELINES } {
                     next.push(p);
                     continue;
                 }
-                on_nodes(
-                    &Question { app, cluster, sub: &sub, nodes: &p.nodes, opts },
-                    budget.min(FIRST_PIPELINE),
-                    seed,
-                    false,
-                )
+                // The same pipeline (seed and time) the brief search already ran on this shape
+                // and that found nothing is not run again (alt-gen 50/16 s3: 16 shapes, 1.8 s).
+                let b = budget.min(FIRST_PIPELINE);
+                if memo.piped.get(&key).is_some_and(|&(s, d)| s == seed && d >= b) {
+                    None
+                } else {
+                    let a = on_nodes(&Question { app, cluster, sub: &sub, nodes: &p.nodes, opts }, b, seed, false);
+                    if a.is_none() {
+                        memo.piped.insert(key.clone(), (seed, b));
+                    }
+                    a
+                }
             } else if !p.cases.is_empty()
                 && if packings.is_empty() { stage.is_multiple_of(2) } else { p.packed_stages % 4 == 2 }
             {
